@@ -1,0 +1,288 @@
+//! The commands a user runs (`run`, `check`), tying scenario, rules, engine and output
+//! together. The binary only parses flags and reports what this returns.
+
+use crate::engine::{self, Monitor, RunSpec, Shard, CHUNK_SIZE};
+use crate::output::{self, Comparison, MetricReport, Report, RunMeta, VariantReport};
+use crate::rules::{Plan, PlanError};
+use crate::scenario::{self, ScenarioError, ScenarioSet, Setting};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// Set by the Ctrl-C handler; a run stops at the next chunk boundary.
+pub static INTERRUPT: AtomicBool = AtomicBool::new(false);
+
+/// Where a bare `rollcall run` looks for scenarios.
+pub const CONFIG_DIR: &str = "configs";
+/// Where results go unless `--out` says otherwise: `results/<scenario>/`.
+pub const RESULTS_DIR: &str = "results";
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    #[error("{file}: {source}")]
+    Plan { file: String, source: PlanError },
+    #[error("{0}")]
+    Usage(String),
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Engine(#[from] engine::EngineError),
+}
+
+impl Error {
+    /// Every error is the user's to fix (bad input or an unwritable place): status 2.
+    pub fn exit_code(&self) -> i32 {
+        2
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Complete,
+    /// Stopped by Ctrl-C; what was gathered was written, marked incomplete.
+    Interrupted,
+}
+
+impl Status {
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Status::Complete => 0,
+            Status::Interrupted => 130,
+        }
+    }
+}
+
+/// `rollcall run` options, already typed.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub files: Vec<PathBuf>,
+    pub trials: Option<u64>,
+    pub seed: Option<u64>,
+    pub threads: usize,
+    pub out: Option<PathBuf>,
+    pub settings: Vec<Setting>,
+    pub precision: Option<f64>,
+    pub shard: Shard,
+    pub quiet: bool,
+}
+
+/// The scenario files a command works on: those named, or every `configs/*.toml`.
+pub fn scenario_files(files: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
+    if !files.is_empty() {
+        return Ok(files.to_vec());
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(CONFIG_DIR)
+        .map_err(|e| {
+            Error::Usage(format!(
+                "no scenario file given and cannot read {CONFIG_DIR}/: {e}; run from the project folder or name files: rollcall run FILE..."
+            ))
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.is_file())
+        .collect();
+    found.sort();
+    if found.is_empty() {
+        return Err(Error::Usage(format!(
+            "no scenario file given and {CONFIG_DIR}/ has no .toml file"
+        )));
+    }
+    Ok(found)
+}
+
+/// Loads and compiles a file: every check a run would make before playing anything.
+pub fn prepare(path: &Path, settings: &[Setting]) -> Result<(ScenarioSet, Vec<Plan>), Error> {
+    let set = scenario::load(path, settings)?;
+    let plans = set
+        .variants
+        .iter()
+        .map(|v| Plan::compile(&v.scenario))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|source| Error::Plan {
+            file: set.file.clone(),
+            source,
+        })?;
+    Ok((set, plans))
+}
+
+/// `rollcall check`: validates files without running them; returns one line per file.
+pub fn check(files: &[PathBuf]) -> Result<Vec<String>, Error> {
+    scenario_files(files)?
+        .iter()
+        .map(|f| {
+            let (set, _) = prepare(f, &[])?;
+            let s = &set.variants[0].scenario;
+            Ok(format!(
+                "ok: {} (scenario {}, {} units, {} choice(s), {} sweep point(s))",
+                f.display(),
+                set.name,
+                s.units.len(),
+                s.choices.len(),
+                set.variants.len()
+            ))
+        })
+        .collect()
+}
+
+fn settings_with_flags(opts: &RunOptions) -> Vec<Setting> {
+    let mut settings = opts.settings.clone();
+    let mut flag = |key: &str, v: u64| {
+        settings.push(Setting {
+            path: vec!["scenario".into(), key.into()],
+            value: toml::Value::Integer(v.min(i64::MAX as u64) as i64),
+        })
+    };
+    if let Some(t) = opts.trials {
+        flag("trials", t);
+    }
+    if let Some(s) = opts.seed {
+        flag("seed", s);
+    }
+    settings
+}
+
+/// `rollcall run`: validates every file first, then runs them in turn.
+pub fn run(opts: &RunOptions, log: &mut dyn FnMut(&str)) -> Result<Status, Error> {
+    let settings = settings_with_flags(opts);
+    let files = scenario_files(&opts.files)?;
+    let prepared = files
+        .iter()
+        .map(|f| prepare(f, &settings))
+        .collect::<Result<Vec<_>, _>>()?;
+    let dirs: Vec<PathBuf> = prepared
+        .iter()
+        .map(|(set, _)| match (&opts.out, prepared.len()) {
+            (Some(out), 1) => out.clone(),
+            (Some(out), _) => out.join(&set.name),
+            (None, _) => Path::new(RESULTS_DIR).join(&set.name),
+        })
+        .collect();
+    for (i, dir) in dirs.iter().enumerate() {
+        if let Some(j) = dirs[..i].iter().position(|d| d == dir) {
+            return Err(Error::Usage(format!(
+                "{} and {} would both write {}; give their scenarios different names",
+                files[j].display(),
+                files[i].display(),
+                dir.display()
+            )));
+        }
+    }
+    for ((set, plans), dir) in prepared.iter().zip(&dirs) {
+        let status = run_one(opts, set, plans, dir, log)?;
+        if status == Status::Interrupted {
+            return Ok(status);
+        }
+    }
+    Ok(Status::Complete)
+}
+
+fn run_one(
+    opts: &RunOptions,
+    set: &ScenarioSet,
+    plans: &[Plan],
+    dir: &Path,
+    log: &mut dyn FnMut(&str),
+) -> Result<Status, Error> {
+    let spec = RunSpec {
+        trials: set.trials(),
+        seed: set.seed(),
+        threads: opts.threads,
+        shard: opts.shard,
+        precision: opts.precision,
+    };
+    let monitor = Monitor::default();
+    let start = Instant::now();
+    let total = spec.trials.saturating_mul(plans.len() as u64);
+    let (variants, complete, played) =
+        crate::progress::watch(&monitor, total, &set.name, opts.quiet, &INTERRUPT, || {
+            let mut variants = Vec::new();
+            let mut played = 0;
+            for (variant, plan) in set.variants.iter().zip(plans) {
+                let outcome = engine::run(plan, &spec, &monitor)?;
+                played += outcome.gathered.trials;
+                variants.push(variant_report(&variant.params, plan, outcome.gathered));
+                if !outcome.complete {
+                    return Ok::<_, Error>((variants, false, played));
+                }
+            }
+            Ok((variants, true, played))
+        })?;
+    let wall = start.elapsed().as_secs_f64();
+    let report = Report {
+        scenario: set.name.clone(),
+        param_names: set.param_names.clone(),
+        variants,
+    };
+    let meta = RunMeta {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        scenario: set.name.clone(),
+        scenario_hash: format!("{:016x}", set.hash),
+        method: "monte_carlo".into(),
+        seed: spec.seed,
+        trials_requested: spec.trials,
+        sweep_points: set.variants.len(),
+        trials_played: played,
+        chunk_size: CHUNK_SIZE,
+        threads: opts.threads,
+        shard: format!("{}/{}", spec.shard.index, spec.shard.count),
+        wall_seconds: wall,
+        trials_per_second: if wall > 0.0 {
+            played as f64 / wall
+        } else {
+            0.0
+        },
+        complete,
+    };
+    output::write_run(dir, &report, &meta).map_err(|source| Error::Write {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    log(&format!(
+        "{}: {} trials in {:.2} s ({:.1} M trials/s){} -> {}",
+        set.name,
+        played,
+        wall,
+        meta.trials_per_second / 1e6,
+        if complete { "" } else { ", interrupted" },
+        dir.display()
+    ));
+    Ok(if complete {
+        Status::Complete
+    } else {
+        Status::Interrupted
+    })
+}
+
+fn variant_report(params: &[String], plan: &Plan, gathered: engine::Gathered) -> VariantReport {
+    let choice = |arm: usize| plan.scenario().choices[arm].id.clone();
+    let names = plan.metrics();
+    let metrics = names
+        .iter()
+        .zip(gathered.metrics)
+        .map(|(m, histogram)| MetricReport {
+            choice: choice(m.arm),
+            metric: m.name.clone(),
+            histogram,
+        })
+        .collect();
+    let comparisons = crate::engine::Trial::pairs(plan)
+        .iter()
+        .zip(gathered.differences)
+        .map(|(&(a, b), differences)| Comparison {
+            metric: names[a].name.clone(),
+            first: choice(names[a].arm),
+            second: choice(names[b].arm),
+            differences,
+        })
+        .collect();
+    VariantReport {
+        params: params.to_vec(),
+        metrics,
+        comparisons,
+    }
+}

@@ -1,0 +1,109 @@
+//! Command-line flags, parsed by clap into the typed options of [`crate::app`].
+//! No rules here: only spelling, ranges and defaults of flags.
+
+use crate::app::RunOptions;
+use crate::engine::Shard;
+use crate::scenario::{parse_count, parse_setting, Setting};
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "rollcall",
+    version,
+    about = "Monte Carlo statistics for tabletop game rules: Rally, Call of the Masters, and more"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: CommandLine,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CommandLine {
+    /// Run scenarios and write summary.csv, distribution.csv (compare.csv) and run.json.
+    /// With no FILE, runs every configs/*.toml.
+    Run(RunArgs),
+    /// Validate scenario files without running them.
+    Check {
+        /// Scenario files (default: every configs/*.toml).
+        files: Vec<PathBuf>,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Scenario files (default: every configs/*.toml).
+    pub files: Vec<PathBuf>,
+    /// Trials per sweep point: 1000000, 1e6 or 1M (overrides scenario.trials).
+    #[arg(long, value_parser = trials)]
+    pub trials: Option<u64>,
+    /// Seed of the random streams (overrides scenario.seed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (default: every core). Results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub threads: Option<u64>,
+    /// Output folder (default: results/<scenario>/; with several files, DIR/<scenario>/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Override any key before validation, e.g. --set unit.wardens.alive=4.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = setting)]
+    pub settings: Vec<Setting>,
+    /// Stop once every mean's 95% half-width is below EPS (checked at fixed chunk counts).
+    #[arg(long, value_name = "EPS", value_parser = precision)]
+    pub precision: Option<f64>,
+    /// Run only shard I of N (0-based).
+    #[arg(long, value_name = "I/N", value_parser = shard)]
+    pub shard: Option<Shard>,
+    /// No progress bar and no summary line.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl RunArgs {
+    pub fn into_options(self) -> RunOptions {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        RunOptions {
+            files: self.files,
+            trials: self.trials,
+            seed: self.seed,
+            threads: self.threads.map_or(cores, |t| t as usize),
+            out: self.out,
+            settings: self.settings,
+            precision: self.precision,
+            shard: self.shard.unwrap_or(Shard::WHOLE),
+            quiet: self.quiet,
+        }
+    }
+}
+
+fn trials(text: &str) -> Result<u64, String> {
+    match parse_count(text)? {
+        0 => Err("0 trials: give at least 1".into()),
+        n => Ok(n),
+    }
+}
+
+fn setting(text: &str) -> Result<Setting, String> {
+    parse_setting(text)
+}
+
+fn precision(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "\"{text}\" must be a number greater than 0, e.g. 0.001"
+        )),
+    }
+}
+
+fn shard(text: &str) -> Result<Shard, String> {
+    let bad = || format!("\"{text}\" must be I/N with 0 <= I < N, e.g. 0/4");
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let index: u64 = i.trim().parse().map_err(|_| bad())?;
+    let count: u64 = n.trim().parse().map_err(|_| bad())?;
+    if count == 0 || index >= count {
+        return Err(bad());
+    }
+    Ok(Shard { index, count })
+}

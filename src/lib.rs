@@ -1,0 +1,17 @@
+//! rollcall: a Monte Carlo statistics simulator for tabletop game rules.
+//!
+//! The crate is layered so that each layer knows only the one below it:
+//! `scenario` turns TOML into a validated [`scenario::Scenario`]; `rules` compiles it into a
+//! plan of pure state transitions; `engine` plays that plan over deterministic random streams
+//! without knowing what a rule is; `stats` merges integer histograms exactly; `output` writes
+//! the tables.
+
+pub mod app;
+pub mod cli;
+pub mod dice;
+pub mod engine;
+pub mod output;
+pub mod progress;
+pub mod rules;
+pub mod scenario;
+pub mod stats;

@@ -1,0 +1,47 @@
+//! The `rollcall` binary: parse flags, call the library, report, exit.
+//! Exit status: 0 done, 1 internal failure, 2 bad input, 130 interrupted.
+
+use clap::Parser;
+use rollcall::app;
+use rollcall::cli::{Cli, CommandLine};
+use std::sync::atomic::Ordering;
+
+fn main() {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        CommandLine::Run(args) => {
+            let opts = args.into_options();
+            let quiet = opts.quiet;
+            // First Ctrl-C: stop at a chunk boundary and write; a second one: leave now.
+            let _ = ctrlc::set_handler(|| {
+                if app::INTERRUPT.swap(true, Ordering::Relaxed) {
+                    std::process::exit(130);
+                }
+            });
+            let mut log = |line: &str| {
+                if !quiet {
+                    eprintln!("{line}");
+                }
+            };
+            match app::run(&opts, &mut log) {
+                Ok(status) => status.exit_code(),
+                Err(e) => report(&e),
+            }
+        }
+        CommandLine::Check { files } => match app::check(&files) {
+            Ok(lines) => {
+                for line in lines {
+                    println!("{line}");
+                }
+                0
+            }
+            Err(e) => report(&e),
+        },
+    };
+    std::process::exit(code);
+}
+
+fn report(e: &app::Error) -> i32 {
+    eprintln!("error: {e}");
+    e.exit_code()
+}

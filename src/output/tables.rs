@@ -1,0 +1,289 @@
+//! The CSV tables: `summary.csv`, `distribution.csv` and `compare.csv`.
+//!
+//! A [`Report`] holds what a run found; these functions only lay it out. Floats are written
+//! with Rust's shortest round-trip formatting, so equal results give equal bytes.
+
+use crate::stats::{distribution, Histogram, Summary};
+
+/// What a run found for one scenario file: one entry per sweep point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub scenario: String,
+    pub param_names: Vec<String>,
+    pub variants: Vec<VariantReport>,
+}
+
+/// One sweep point's results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VariantReport {
+    /// The sweep parameters' values, in `Report::param_names` order.
+    pub params: Vec<String>,
+    pub metrics: Vec<MetricReport>,
+    pub comparisons: Vec<Comparison>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricReport {
+    /// The choice's id; empty for a scenario without choices.
+    pub choice: String,
+    pub metric: String,
+    pub histogram: Histogram,
+}
+
+/// Per-trial differences of one metric between two choices played on the same trials.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub metric: String,
+    pub first: String,
+    pub second: String,
+    pub differences: Histogram,
+}
+
+const METHOD: &str = "monte_carlo";
+
+fn writer() -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new())
+}
+
+fn finish(w: csv::Writer<Vec<u8>>) -> Vec<u8> {
+    w.into_inner().expect("writing CSV into memory cannot fail")
+}
+
+fn header(w: &mut csv::Writer<Vec<u8>>, before: &[&str], params: &[String], after: &[&str]) {
+    let row: Vec<&str> = before
+        .iter()
+        .copied()
+        .chain(params.iter().map(String::as_str))
+        .chain(after.iter().copied())
+        .collect();
+    w.write_record(&row).expect("in-memory write");
+}
+
+fn record(w: &mut csv::Writer<Vec<u8>>, fields: impl IntoIterator<Item = String>) {
+    w.write_record(fields.into_iter().collect::<Vec<_>>())
+        .expect("in-memory write");
+}
+
+/// `scenario,choice,<params>,metric,method,trials,mean,variance,std_dev,std_error,ci95_low,ci95_high,min,max`
+pub fn summary_csv(report: &Report) -> Vec<u8> {
+    let mut w = writer();
+    header(
+        &mut w,
+        &["scenario", "choice"],
+        &report.param_names,
+        &[
+            "metric",
+            "method",
+            "trials",
+            "mean",
+            "variance",
+            "std_dev",
+            "std_error",
+            "ci95_low",
+            "ci95_high",
+            "min",
+            "max",
+        ],
+    );
+    for v in &report.variants {
+        for m in &v.metrics {
+            let Some(s) = Summary::from_histogram(&m.histogram) else {
+                continue;
+            };
+            record(
+                &mut w,
+                [report.scenario.clone(), m.choice.clone()]
+                    .into_iter()
+                    .chain(v.params.iter().cloned())
+                    .chain([
+                        m.metric.clone(),
+                        METHOD.to_string(),
+                        s.trials.to_string(),
+                        s.mean.to_string(),
+                        s.variance.to_string(),
+                        s.std_dev.to_string(),
+                        s.std_error.to_string(),
+                        s.ci95_low.to_string(),
+                        s.ci95_high.to_string(),
+                        s.min.to_string(),
+                        s.max.to_string(),
+                    ]),
+            );
+        }
+    }
+    finish(w)
+}
+
+/// `scenario,choice,<params>,metric,method,value,count,probability,at_least`
+pub fn distribution_csv(report: &Report) -> Vec<u8> {
+    let mut w = writer();
+    header(
+        &mut w,
+        &["scenario", "choice"],
+        &report.param_names,
+        &[
+            "metric",
+            "method",
+            "value",
+            "count",
+            "probability",
+            "at_least",
+        ],
+    );
+    for v in &report.variants {
+        for m in &v.metrics {
+            for row in distribution(&m.histogram) {
+                record(
+                    &mut w,
+                    [report.scenario.clone(), m.choice.clone()]
+                        .into_iter()
+                        .chain(v.params.iter().cloned())
+                        .chain([
+                            m.metric.clone(),
+                            METHOD.to_string(),
+                            row.value.to_string(),
+                            row.count.to_string(),
+                            row.probability.to_string(),
+                            row.at_least.to_string(),
+                        ]),
+                );
+            }
+        }
+    }
+    finish(w)
+}
+
+/// `scenario,<params>,metric,first,second,trials,mean_diff,ci95_low,ci95_high,p_first_higher,p_equal,p_second_higher`;
+/// `None` when the scenario has no choices to compare.
+pub fn compare_csv(report: &Report) -> Option<Vec<u8>> {
+    if report.variants.iter().all(|v| v.comparisons.is_empty()) {
+        return None;
+    }
+    let mut w = writer();
+    header(
+        &mut w,
+        &["scenario"],
+        &report.param_names,
+        &[
+            "metric",
+            "first",
+            "second",
+            "trials",
+            "mean_diff",
+            "ci95_low",
+            "ci95_high",
+            "p_first_higher",
+            "p_equal",
+            "p_second_higher",
+        ],
+    );
+    for v in &report.variants {
+        for c in &v.comparisons {
+            let Some(s) = Summary::from_histogram(&c.differences) else {
+                continue;
+            };
+            let n = c.differences.total();
+            let (mut higher, mut lower) = (0u64, 0u64);
+            for (d, count) in c.differences.iter() {
+                if d > 0 {
+                    higher += count;
+                } else if d < 0 {
+                    lower += count;
+                }
+            }
+            let equal = n - higher - lower;
+            let p = |k: u64| (k as f64 / n as f64).to_string();
+            record(
+                &mut w,
+                [report.scenario.clone()]
+                    .into_iter()
+                    .chain(v.params.iter().cloned())
+                    .chain([
+                        c.metric.clone(),
+                        c.first.clone(),
+                        c.second.clone(),
+                        n.to_string(),
+                        s.mean.to_string(),
+                        s.ci95_low.to_string(),
+                        s.ci95_high.to_string(),
+                        p(higher),
+                        p(equal),
+                        p(lower),
+                    ]),
+            );
+        }
+    }
+    Some(finish(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hist(values: &[i64]) -> Histogram {
+        let mut h = Histogram::new();
+        for &v in values {
+            h.add(v);
+        }
+        h
+    }
+
+    #[test]
+    fn tables_lay_out_a_small_report() {
+        let report = Report {
+            scenario: "demo".into(),
+            param_names: vec!["unit.a.alive".into()],
+            variants: vec![VariantReport {
+                params: vec!["3".into()],
+                metrics: vec![MetricReport {
+                    choice: String::new(),
+                    metric: "a.restored".into(),
+                    histogram: hist(&[0, 1, 1, 2]),
+                }],
+                comparisons: vec![],
+            }],
+        };
+        let summary = String::from_utf8(summary_csv(&report)).unwrap();
+        let lines: Vec<&str> = summary.lines().collect();
+        assert_eq!(
+            lines[0],
+            "scenario,choice,unit.a.alive,metric,method,trials,mean,variance,std_dev,std_error,ci95_low,ci95_high,min,max"
+        );
+        // mean 1, variance (1 + 0 + 0 + 1) / 3.
+        assert!(lines[1].starts_with("demo,,3,a.restored,monte_carlo,4,1,0.6666666666666666,"));
+        assert!(lines[1].ends_with(",0,2"));
+        let dist = String::from_utf8(distribution_csv(&report)).unwrap();
+        assert_eq!(
+            dist,
+            "scenario,choice,unit.a.alive,metric,method,value,count,probability,at_least\n\
+             demo,,3,a.restored,monte_carlo,0,1,0.25,1\n\
+             demo,,3,a.restored,monte_carlo,1,2,0.5,0.75\n\
+             demo,,3,a.restored,monte_carlo,2,1,0.25,0.25\n"
+        );
+        assert!(compare_csv(&report).is_none());
+    }
+
+    #[test]
+    fn comparisons_count_who_is_higher() {
+        let report = Report {
+            scenario: "demo".into(),
+            param_names: vec![],
+            variants: vec![VariantReport {
+                params: vec![],
+                metrics: vec![],
+                comparisons: vec![Comparison {
+                    metric: "a.alive".into(),
+                    first: "x".into(),
+                    second: "y".into(),
+                    differences: hist(&[-1, 0, 0, 2]),
+                }],
+            }],
+        };
+        let text = String::from_utf8(compare_csv(&report).unwrap()).unwrap();
+        let row = text.lines().nth(1).unwrap();
+        assert!(row.starts_with("demo,a.alive,x,y,4,0.25,"), "{row}");
+        assert!(row.ends_with(",0.25,0.5,0.25"), "{row}");
+    }
+}

@@ -1,0 +1,14 @@
+//! The rules: units and models on a battlefield, commands as state transitions, Rally
+//! placement, and Call of the Masters.
+//!
+//! [`Plan`] compiles a validated scenario into what the engine plays; [`World`] is one
+//! trial's state; [`commands`] holds the command rules. Nothing here touches files or threads.
+
+pub mod commands;
+pub mod geometry;
+pub mod placement;
+pub mod plan;
+pub mod world;
+
+pub use plan::{MetricName, Plan, PlanError};
+pub use world::World;

@@ -1,0 +1,331 @@
+//! A scenario compiled for play: precomputed tables, metric layout, and the [`Trial`] the
+//! engine runs.
+//!
+//! Everything that does not depend on the dice is worked out once here or lazily on first use
+//! (behind `OnceLock`, which every worker thread shares and which always computes the same
+//! value, so laziness cannot change results).
+
+use super::commands::{self, Ineligible, Resolved};
+use super::geometry::{within, Point};
+use super::placement::{self, Base, Surroundings};
+use super::world::World;
+use crate::dice::SuccessCount;
+use crate::engine::Trial;
+use crate::scenario::{Command, Scenario, Step};
+use rand::Rng;
+use std::sync::OnceLock;
+
+/// Per-unit metric names, in the order they are written.
+pub const UNIT_METRICS: [&str; 5] = ["alive", "restored", "lost", "damage_taken", "destroyed"];
+/// Per-step metric names: uses resolved, uses fizzled, and 1 if the command was not allowed.
+pub const STEP_METRICS: [&str; 3] = ["resolved", "fizzled", "ineligible"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error(
+        "step `{step}`: command \"{command}\" is not implemented in this version of rollcall; \
+         implemented: rally"
+    )]
+    Unsupported { step: String, command: &'static str },
+}
+
+/// Precomputed Rally placements from the starting layout (see [`World`]).
+pub struct RallySpots {
+    first: Vec<Point>,
+    /// Indexed by how many models the first use restored: the second use's spots.
+    second: Vec<OnceLock<Vec<Point>>>,
+    unit: usize,
+}
+
+impl RallySpots {
+    pub fn first(&self) -> &[Point] {
+        &self.first
+    }
+
+    pub fn second_computed(&self, restored_first: usize) -> Option<&[Point]> {
+        self.second[restored_first].get().map(Vec::as_slice)
+    }
+
+    pub fn second(&self, restored_first: usize) -> &[Point] {
+        self.second_computed(restored_first)
+            .expect("second-use spots are computed before any layout refers to them")
+    }
+}
+
+struct UnitPlan {
+    /// `resolve[m]` draws the number of successes among m Resolve tests.
+    resolve: Vec<OnceLock<SuccessCount>>,
+    enemy_within_1_at_start: bool,
+    rally: Option<RallySpots>,
+}
+
+struct Arm {
+    steps: Vec<Step>,
+    first_round: u32,
+    /// Index of this arm's first metric in the trial's output.
+    offset: usize,
+}
+
+/// A metric as written in the tables: which choice it belongs to, and its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricName {
+    pub arm: usize,
+    pub name: String,
+}
+
+pub struct Plan {
+    scenario: Scenario,
+    units: Vec<UnitPlan>,
+    arms: Vec<Arm>,
+    metrics: Vec<MetricName>,
+    pairs: Vec<(usize, usize)>,
+    /// When set, every step takes the general path: used by tests to check the fast path.
+    force_general: bool,
+}
+
+impl Plan {
+    pub fn compile(scenario: &Scenario) -> Result<Plan, PlanError> {
+        for choice in &scenario.choices {
+            for step in &choice.steps {
+                if step.command != Command::Rally {
+                    return Err(PlanError::Unsupported {
+                        step: step.id.clone(),
+                        command: step.command.name(),
+                    });
+                }
+            }
+        }
+        let rallying = |u: usize| {
+            scenario
+                .choices
+                .iter()
+                .flat_map(|c| &c.steps)
+                .any(|s| s.unit == u && s.command == Command::Rally)
+        };
+        let units = scenario
+            .units
+            .iter()
+            .enumerate()
+            .map(|(i, u)| UnitPlan {
+                resolve: (0..=u.size).map(|_| OnceLock::new()).collect(),
+                enemy_within_1_at_start: enemy_within_1_at_start(scenario, i),
+                rally: rallying(i).then(|| {
+                    let first = starting_spots(scenario, i);
+                    RallySpots {
+                        second: (0..=first.len()).map(|_| OnceLock::new()).collect(),
+                        first,
+                        unit: i,
+                    }
+                }),
+            })
+            .collect();
+        let mut metrics = Vec::new();
+        let mut arms = Vec::new();
+        for (arm, choice) in scenario.choices.iter().enumerate() {
+            arms.push(Arm {
+                steps: choice.steps.clone(),
+                first_round: choice.steps.first().map_or(1, |s| s.round),
+                offset: metrics.len(),
+            });
+            for u in &scenario.units {
+                for m in UNIT_METRICS {
+                    metrics.push(MetricName {
+                        arm,
+                        name: format!("{}.{m}", u.id),
+                    });
+                }
+            }
+            for s in &choice.steps {
+                for m in STEP_METRICS {
+                    metrics.push(MetricName {
+                        arm,
+                        name: format!("{}.{m}", s.id),
+                    });
+                }
+            }
+        }
+        let mut pairs = Vec::new();
+        for a in 0..arms.len() {
+            for b in a + 1..arms.len() {
+                for (i, m) in metrics.iter().enumerate().filter(|(_, m)| m.arm == a) {
+                    if let Some(j) = metrics.iter().position(|n| n.arm == b && n.name == m.name) {
+                        pairs.push((i, j));
+                    }
+                }
+            }
+        }
+        Ok(Plan {
+            scenario: scenario.clone(),
+            units,
+            arms,
+            metrics,
+            pairs,
+            force_general: false,
+        })
+    }
+
+    /// Disables the precomputed fast paths (for tests that check them against the general
+    /// path).
+    pub fn force_general_path(mut self) -> Plan {
+        self.force_general = true;
+        self
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    pub fn metrics(&self) -> &[MetricName] {
+        &self.metrics
+    }
+
+    pub(crate) fn fast_paths(&self) -> bool {
+        !self.force_general
+    }
+
+    /// The draw of successes among `tests` Resolve tests of unit `unit`.
+    pub(crate) fn resolve_count(&self, unit: usize, tests: u32) -> &SuccessCount {
+        self.units[unit].resolve[tests as usize].get_or_init(|| {
+            SuccessCount::new(tests, self.scenario.units[unit].resolve.probability())
+        })
+    }
+
+    pub(crate) fn enemy_within_1_at_start(&self, unit: usize) -> bool {
+        self.units[unit].enemy_within_1_at_start
+    }
+
+    /// Precomputed Rally spots of a unit that some step rallies.
+    pub(crate) fn rally_spots(&self, unit: usize) -> &RallySpots {
+        self.units[unit]
+            .rally
+            .as_ref()
+            .expect("every unit a step rallies has precomputed spots")
+    }
+
+    /// The second use's spots after the first use restored `restored_first` models from the
+    /// starting layout, computed on first need.
+    pub(crate) fn second_rally_spots(&self, unit: usize, restored_first: usize) -> &[Point] {
+        let spots = self.rally_spots(unit);
+        spots.second[restored_first].get_or_init(|| {
+            let placed = &spots.first[..restored_first];
+            second_spots(&self.scenario, spots.unit, placed)
+        })
+    }
+
+    fn play_step<R: Rng>(
+        &self,
+        step: &Step,
+        world: &mut World,
+        rng: &mut R,
+    ) -> Result<Resolved, Ineligible> {
+        world.start_round(step.round);
+        match step.command {
+            Command::Rally => commands::rally(self, world, step.unit, rng),
+            Command::Shoot | Command::Run => {
+                unreachable!("Plan::compile refuses commands it does not implement")
+            }
+        }
+    }
+}
+
+impl Trial for Plan {
+    type Scratch = World;
+
+    fn metric_count(&self) -> usize {
+        self.metrics.len()
+    }
+
+    fn arms(&self) -> usize {
+        self.arms.len()
+    }
+
+    fn pairs(&self) -> &[(usize, usize)] {
+        &self.pairs
+    }
+
+    fn scratch(&self) -> World {
+        World::new(self)
+    }
+
+    fn play<R: Rng>(&self, arm: usize, world: &mut World, rng: &mut R, out: &mut [i64]) {
+        let arm = &self.arms[arm];
+        world.reset(self, arm.first_round);
+        let units = self.scenario.units.len();
+        let step_out = &mut out[arm.offset + units * UNIT_METRICS.len()..];
+        for (step, slot) in arm.steps.iter().zip(step_out.chunks_exact_mut(3)) {
+            let (resolved, fizzled, ineligible) = match self.play_step(step, world, rng) {
+                Ok(r) => (r.uses, r.fizzled, 0),
+                Err(_) => (0, 0, 1),
+            };
+            slot[0] = resolved as i64;
+            slot[1] = fizzled as i64;
+            slot[2] = ineligible;
+        }
+        let unit_out = &mut out[arm.offset..arm.offset + units * UNIT_METRICS.len()];
+        for (u, slot) in world.units.iter().zip(unit_out.chunks_exact_mut(5)) {
+            slot[0] = u.alive as i64;
+            slot[1] = u.restored as i64;
+            slot[2] = u.lost as i64;
+            slot[3] = u.damage_taken as i64;
+            slot[4] = (u.alive == 0) as i64;
+        }
+    }
+}
+
+fn bases_except(scenario: &Scenario, unit: usize) -> (Vec<Base>, Vec<Base>) {
+    let side = &scenario.units[unit].side;
+    let mut all = Vec::new();
+    let mut enemies = Vec::new();
+    for u in &scenario.units {
+        for &centre in &u.models {
+            let b = Base {
+                centre,
+                radius: u.radius(),
+            };
+            all.push(b);
+            if &u.side != side {
+                enemies.push(b);
+            }
+        }
+    }
+    (all, enemies)
+}
+
+fn enemy_within_1_at_start(scenario: &Scenario, unit: usize) -> bool {
+    let u = &scenario.units[unit];
+    let (_, enemies) = bases_except(scenario, unit);
+    u.models.iter().any(|&p| {
+        enemies
+            .iter()
+            .any(|e| within(p, u.radius(), e.centre, e.radius, 1.0))
+    })
+}
+
+/// Where a Rally from the starting layout puts up to every missing model.
+fn starting_spots(scenario: &Scenario, unit: usize) -> Vec<Point> {
+    second_spots(scenario, unit, &[])
+}
+
+/// Where a Rally use puts its models when the unit has its starting models plus `placed`.
+fn second_spots(scenario: &Scenario, unit: usize, placed: &[Point]) -> Vec<Point> {
+    let u = &scenario.units[unit];
+    let (mut bases, enemies) = bases_except(scenario, unit);
+    bases.extend(placed.iter().map(|&centre| Base {
+        centre,
+        radius: u.radius(),
+    }));
+    let anchors: Vec<Point> = u.models.iter().chain(placed).copied().collect();
+    let missing = u.size as usize - anchors.len();
+    let around = Surroundings {
+        field: &scenario.battlefield,
+        bases: &bases,
+        enemies: &enemies,
+    };
+    placement::place(
+        &around,
+        &anchors,
+        u.radius(),
+        missing,
+        scenario.options.rally_chain,
+    )
+}

@@ -1,0 +1,288 @@
+//! Scenario files: TOML text -> [`raw`] serde structs -> a validated [`Scenario`].
+//!
+//! Loading happens in two stages so that every check lives in one place (`validate`) and the
+//! rules and the engine never see a string or a path. `--set` overrides and `[sweep]` grid
+//! points are applied to the TOML value tree before validation, so an override is checked
+//! exactly like a key written in the file.
+
+mod error;
+mod overrides;
+pub mod raw;
+mod validate;
+
+pub use error::ScenarioError;
+pub use overrides::{parse_setting, Setting};
+
+use crate::dice::DiceTest;
+use crate::rules::geometry::{Battlefield, Point};
+use raw::RawFile;
+use std::path::Path;
+
+/// The rule options (`[options]`), each with its default.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    pub rally_chain: bool,
+    pub spill: bool,
+    pub defend_bonus: i32,
+    pub covering_fire_hit_modifier: i32,
+    pub masters_retarget: bool,
+    pub listeners_persist: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            rally_chain: false,
+            spill: false,
+            defend_bonus: 1,
+            covering_fire_hit_modifier: -1,
+            masters_retarget: false,
+            listeners_persist: false,
+        }
+    }
+}
+
+/// What a unit does in an enemy command's response window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Response {
+    None,
+    Defend,
+    CoveringFire,
+    Random,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Weapon {
+    pub attacks: u32,
+    pub hit: DiceTest,
+    pub damage: u32,
+    pub range: f64,
+}
+
+/// A validated unit: everything the rules need, positions included.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unit {
+    pub id: String,
+    pub side: String,
+    pub size: u32,
+    pub hp: u32,
+    /// Base diameter in inches.
+    pub base: f64,
+    pub resolve: DiceTest,
+    pub defense: Option<DiceTest>,
+    pub weapon: Option<Weapon>,
+    pub call_of_the_masters: bool,
+    pub response: Response,
+    pub move_distance: Option<f64>,
+    /// Centres of the models on the table at the start; its length is `alive`.
+    pub models: Vec<Point>,
+}
+
+impl Unit {
+    pub fn alive(&self) -> u32 {
+        self.models.len() as u32
+    }
+
+    pub fn radius(&self) -> f64 {
+        self.base / 2.0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Rally,
+    Shoot,
+    Run,
+}
+
+impl Command {
+    pub fn name(self) -> &'static str {
+        match self {
+            Command::Rally => "rally",
+            Command::Shoot => "shoot",
+            Command::Run => "run",
+        }
+    }
+}
+
+/// One command declared by one unit, in one round.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub id: String,
+    pub unit: usize,
+    pub command: Command,
+    pub target: Option<usize>,
+    pub round: u32,
+    pub toward: Option<Point>,
+}
+
+/// A sequence of steps played in every trial. A scenario without `[[choice]]` has one
+/// choice with an empty id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    pub id: String,
+    pub steps: Vec<Step>,
+}
+
+/// A validated scenario: one point of its sweep grid, with every override applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub trials: u64,
+    pub seed: u64,
+    pub options: Options,
+    pub battlefield: Battlefield,
+    pub units: Vec<Unit>,
+    pub choices: Vec<Choice>,
+}
+
+impl Scenario {
+    pub fn unit_index(&self, id: &str) -> Option<usize> {
+        self.units.iter().position(|u| u.id == id)
+    }
+}
+
+/// One point of a sweep grid: its parameter values (as written) and the scenario there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variant {
+    pub params: Vec<String>,
+    pub scenario: Scenario,
+}
+
+/// A loaded scenario file: all its sweep points (one when there is no `[sweep]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioSet {
+    pub name: String,
+    /// The file as the user named it, for messages.
+    pub file: String,
+    /// Sweep key paths, in file order; the parameter columns of every table.
+    pub param_names: Vec<String>,
+    pub variants: Vec<Variant>,
+    /// FNV-1a of the effective TOML (after `--set`), to tell runs of different inputs apart.
+    pub hash: u64,
+}
+
+impl ScenarioSet {
+    pub fn trials(&self) -> u64 {
+        self.variants[0].scenario.trials
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.variants[0].scenario.seed
+    }
+}
+
+/// Reads and validates a scenario file, applying `settings` (`--set`) before validation.
+pub fn load(path: &Path, settings: &[Setting]) -> Result<ScenarioSet, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Read {
+        file: file.clone(),
+        problem: e.to_string(),
+    })?;
+    parse(&text, &file, settings)
+}
+
+/// Validates scenario text; `file` names it in messages.
+pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet, ScenarioError> {
+    // Deserialize the text as written first: the parser's errors then carry line numbers.
+    let syntax = |e: toml::de::Error| ScenarioError::Syntax {
+        file: file.to_string(),
+        message: e.to_string(),
+    };
+    let _: RawFile = toml::from_str(text).map_err(syntax)?;
+    let mut value: toml::Table = toml::from_str(text).map_err(syntax)?;
+    for setting in settings {
+        overrides::apply(&mut value, setting).map_err(|problem| ScenarioError::Override {
+            file: file.to_string(),
+            setting: setting.to_string(),
+            problem,
+        })?;
+    }
+    let hash = fnv1a(toml::to_string(&value).unwrap_or_default().as_bytes());
+    let grid =
+        overrides::sweep_grid(&value).map_err(|(setting, problem)| ScenarioError::Override {
+            file: file.to_string(),
+            setting,
+            problem,
+        })?;
+    let ctx = error::Context {
+        file: file.to_string(),
+    };
+    let mut variants = Vec::with_capacity(grid.points.len());
+    for point in &grid.points {
+        let mut value = value.clone();
+        for setting in point {
+            overrides::apply(&mut value, setting).map_err(|problem| ScenarioError::Override {
+                file: file.to_string(),
+                setting: setting.to_string(),
+                problem,
+            })?;
+        }
+        let raw: RawFile = toml::Value::Table(value)
+            .try_into()
+            .map_err(|e: toml::de::Error| ScenarioError::Syntax {
+                file: file.to_string(),
+                message: format!("after applying overrides: {}", e.message()),
+            })?;
+        let scenario = validate::scenario(&ctx, raw)?;
+        variants.push(Variant {
+            params: point.iter().map(|s| s.value_text()).collect(),
+            scenario,
+        });
+    }
+    Ok(ScenarioSet {
+        name: variants[0].scenario.name.clone(),
+        file: file.to_string(),
+        param_names: grid.names,
+        variants,
+        hash,
+    })
+}
+
+/// Parses a count written as `1000000`, `1_000_000`, `1e6`, `2.5e6`, `1M`, `10k` or `1G`.
+pub fn parse_count(text: &str) -> Result<u64, String> {
+    let t = text.trim().replace('_', "");
+    let (number, scale) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
+        Some('M') => (&t[..t.len() - 1], 1e6),
+        Some('G' | 'B') => (&t[..t.len() - 1], 1e9),
+        _ => (t.as_str(), 1.0),
+    };
+    let bad =
+        || format!("\"{text}\" is not a count; expected a whole number such as 1000000, 1e6 or 1M");
+    if let (Ok(n), 1.0) = (number.parse::<u64>(), scale) {
+        return Ok(n);
+    }
+    let v: f64 = number.parse().map_err(|_| bad())?;
+    let v = v * scale;
+    if !v.is_finite() || v < 0.0 || v.fract() != 0.0 || v > u64::MAX as f64 / 2.0 {
+        return Err(bad());
+    }
+    Ok(v as u64)
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_in_every_spelling() {
+        assert_eq!(parse_count("1000000"), Ok(1_000_000));
+        assert_eq!(parse_count("1_000_000"), Ok(1_000_000));
+        assert_eq!(parse_count("1e6"), Ok(1_000_000));
+        assert_eq!(parse_count("2.5e6"), Ok(2_500_000));
+        assert_eq!(parse_count("1M"), Ok(1_000_000));
+        assert_eq!(parse_count("10k"), Ok(10_000));
+        assert_eq!(parse_count("1G"), Ok(1_000_000_000));
+        assert!(parse_count("1.5").is_err());
+        assert!(parse_count("-3").is_err());
+        assert!(parse_count("lots").is_err());
+        assert!(parse_count("").is_err());
+    }
+}

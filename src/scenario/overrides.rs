@@ -1,0 +1,259 @@
+//! `--set key.path=value` and `[sweep]` grids, applied to the TOML tree before validation.
+//!
+//! A key path walks tables by key and arrays of tables by the `id` of their elements, so
+//! `unit.wardens.alive` is the `alive` key of the `[[unit]]` whose id is `wardens`, and
+//! `step.step2.round` is the second `[[step]]` when steps carry no ids.
+
+use std::fmt;
+
+/// One override: a key path and the TOML value to put there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setting {
+    pub path: Vec<String>,
+    pub value: toml::Value,
+}
+
+impl Setting {
+    /// The value as a table cell: strings bare, everything else as TOML writes it.
+    pub fn value_text(&self) -> String {
+        match &self.value {
+            toml::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Setting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.path.join("."), self.value)
+    }
+}
+
+/// Parses `key.path=value`. The value is read as a TOML value (`4`, `true`, `"d6>=3"`,
+/// `[1, 2]`); anything that is not valid TOML is taken as a string, so `resolve=d6>=3` works
+/// without shell-quoted quotes.
+pub fn parse_setting(text: &str) -> Result<Setting, String> {
+    let Some((key, value)) = text.split_once('=') else {
+        return Err(format!(
+            "--set \"{text}\" has no '='; expected KEY=VALUE such as unit.wardens.alive=4"
+        ));
+    };
+    let path = split_path(key.trim()).map_err(|problem| format!("--set \"{text}\": {problem}"))?;
+    Ok(Setting {
+        path,
+        value: parse_value(value.trim()),
+    })
+}
+
+fn split_path(key: &str) -> Result<Vec<String>, String> {
+    let path: Vec<String> = key.split('.').map(|s| s.trim().to_string()).collect();
+    if path.iter().any(|s| s.is_empty()) {
+        return Err(format!(
+            "key path \"{key}\" has an empty part; expected names joined by dots such as unit.wardens.alive"
+        ));
+    }
+    Ok(path)
+}
+
+fn parse_value(text: &str) -> toml::Value {
+    toml::from_str::<toml::Table>(&format!("v = {text}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(text.to_string()))
+}
+
+/// Puts the setting's value at its key path, creating tables on the way.
+pub fn apply(root: &mut toml::Table, setting: &Setting) -> Result<(), String> {
+    let (last, parents) = setting
+        .path
+        .split_last()
+        .expect("split_path never returns an empty path");
+    let mut table = root;
+    let mut walked: Vec<&str> = Vec::new();
+    for (i, part) in parents.iter().enumerate() {
+        walked.push(part);
+        let entry = table
+            .entry(part.clone())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        table = match entry {
+            toml::Value::Table(t) => t,
+            toml::Value::Array(items) => {
+                return apply_in_array(items, part, &setting.path[i + 1..], setting);
+            }
+            other => {
+                return Err(format!(
+                    "`{}` is a {}, not a table, so it has no key `{}`",
+                    walked.join("."),
+                    other.type_str(),
+                    setting.path[i + 1]
+                ))
+            }
+        };
+    }
+    table.insert(last.clone(), setting.value.clone());
+    Ok(())
+}
+
+/// Continues a key path inside an array of tables: `rest[0]` is an element id.
+fn apply_in_array(
+    items: &mut [toml::Value],
+    array_key: &str,
+    rest: &[String],
+    setting: &Setting,
+) -> Result<(), String> {
+    let Some((id, tail)) = rest.split_first() else {
+        return Err(format!(
+            "`{array_key}` is a list; name an element by its id, e.g. {array_key}.<id>.<key>"
+        ));
+    };
+    let ids: Vec<String> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| element_id(item, array_key, i))
+        .collect();
+    let Some(index) = ids.iter().position(|x| x == id) else {
+        return Err(format!(
+            "no `{array_key}` has id \"{id}\"; ids are: {}",
+            if ids.is_empty() {
+                "(none)".to_string()
+            } else {
+                ids.join(", ")
+            }
+        ));
+    };
+    let toml::Value::Table(table) = &mut items[index] else {
+        return Err(format!(
+            "`{array_key}.{id}` is not a table, so it has no keys"
+        ));
+    };
+    if tail.is_empty() {
+        return Err(format!(
+            "`{array_key}.{id}` names a whole element; name one of its keys, e.g. {array_key}.{id}.<key>"
+        ));
+    }
+    let nested = Setting {
+        path: tail.to_vec(),
+        value: setting.value.clone(),
+    };
+    apply(table, &nested)
+}
+
+/// An element's id: its `id` key, or `step<N>` (1-based) for steps written without one.
+fn element_id(item: &toml::Value, array_key: &str, index: usize) -> String {
+    match item.get("id").and_then(|v| v.as_str()) {
+        Some(id) => id.to_string(),
+        None if array_key == "step" || array_key == "steps" => format!("step{}", index + 1),
+        None => format!("#{}", index + 1),
+    }
+}
+
+/// The points of a `[sweep]` grid, first key outermost.
+pub struct Grid {
+    pub names: Vec<String>,
+    pub points: Vec<Vec<Setting>>,
+}
+
+/// Reads `[sweep]` (key path -> list of values) into the grid of its points; one empty point
+/// when there is no sweep.
+pub fn sweep_grid(root: &toml::Table) -> Result<Grid, (String, String)> {
+    let Some(sweep) = root.get("sweep") else {
+        return Ok(Grid {
+            names: Vec::new(),
+            points: vec![Vec::new()],
+        });
+    };
+    let toml::Value::Table(sweep) = sweep else {
+        return Err((
+            "sweep".into(),
+            "must be a table of key path = [values]".into(),
+        ));
+    };
+    let mut names = Vec::new();
+    let mut points: Vec<Vec<Setting>> = vec![Vec::new()];
+    for (key, values) in sweep {
+        let setting_name = format!("sweep.\"{key}\"");
+        let path = split_path(key).map_err(|p| (setting_name.clone(), p))?;
+        if path.first().map(String::as_str) == Some("sweep") {
+            return Err((setting_name, "a sweep cannot sweep itself".into()));
+        }
+        let Some(values) = values.as_array().filter(|v| !v.is_empty()) else {
+            return Err((
+                setting_name,
+                format!("value {values} must be a non-empty list of values to try"),
+            ));
+        };
+        names.push(key.clone());
+        points = points
+            .into_iter()
+            .flat_map(|point| {
+                let path = &path;
+                values.iter().map(move |v| {
+                    let mut p = point.clone();
+                    p.push(Setting {
+                        path: path.clone(),
+                        value: v.clone(),
+                    });
+                    p
+                })
+            })
+            .collect();
+    }
+    Ok(Grid { names, points })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(text: &str) -> toml::Table {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn sets_unit_keys_by_id_and_nested_option_tables() {
+        let mut t = table(
+            "[[unit]]\nid = \"a\"\nalive = 1\n[[unit]]\nid = \"b\"\nalive = 2\n[[step]]\nunit = \"a\"\n",
+        );
+        apply(&mut t, &parse_setting("unit.b.alive=4").unwrap()).unwrap();
+        apply(&mut t, &parse_setting("unit.a.resolve=d6>=3").unwrap()).unwrap();
+        apply(&mut t, &parse_setting("options.rally.chain=true").unwrap()).unwrap();
+        apply(&mut t, &parse_setting("step.step1.round=2").unwrap()).unwrap();
+        assert_eq!(t["unit"][1]["alive"].as_integer(), Some(4));
+        assert_eq!(t["unit"][0]["resolve"].as_str(), Some("d6>=3"));
+        assert_eq!(t["options"]["rally"]["chain"].as_bool(), Some(true));
+        assert_eq!(t["step"][0]["round"].as_integer(), Some(2));
+    }
+
+    #[test]
+    fn unknown_ids_and_bad_paths_are_explained() {
+        let mut t = table("[[unit]]\nid = \"a\"\n[scenario]\nname = \"x\"\n");
+        let e = apply(&mut t, &parse_setting("unit.zz.alive=4").unwrap()).unwrap_err();
+        assert!(e.contains("\"zz\"") && e.contains("ids are: a"), "{e}");
+        let e = apply(&mut t, &parse_setting("scenario.name.x=4").unwrap()).unwrap_err();
+        assert!(e.contains("scenario.name") && e.contains("string"), "{e}");
+        assert!(parse_setting("unit.a.alive")
+            .unwrap_err()
+            .contains("no '='"));
+        assert!(parse_setting("unit..alive=3")
+            .unwrap_err()
+            .contains("empty part"));
+    }
+
+    #[test]
+    fn sweep_grid_is_the_cartesian_product_first_key_outermost() {
+        let t = table("[sweep]\n\"a.x\" = [1, 2]\n\"b\" = [\"p\", \"q\", \"r\"]\n");
+        let grid = sweep_grid(&t).unwrap();
+        assert_eq!(grid.names, vec!["a.x", "b"]);
+        let cells: Vec<String> = grid
+            .points
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .map(Setting::value_text)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect();
+        assert_eq!(cells, ["1,p", "1,q", "1,r", "2,p", "2,q", "2,r"]);
+    }
+}

@@ -1,0 +1,599 @@
+//! Every check of a scenario, turning raw structs into the validated [`Scenario`].
+
+use super::error::Context;
+use super::raw::*;
+use super::{Choice, Command, Options, Response, Scenario, ScenarioError, Step, Unit, Weapon};
+use crate::dice::DiceTest;
+use crate::rules::geometry::{overlaps, Battlefield, Point, Rect};
+
+type Result<T> = std::result::Result<T, ScenarioError>;
+
+const DEFAULT_TRIALS: u64 = 1_000_000;
+const DEFAULT_SIDE: f64 = 48.0;
+/// Large enough for any real army, small enough that the exact engine's tables stay small.
+const MAX_UNIT_SIZE: i64 = 100_000;
+
+pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
+    if raw.cards.is_some() {
+        return Err(ctx.invalid(
+            "cards",
+            "card-game scenarios are not supported by this version of rollcall yet; \
+             allowed sections are [scenario], [options], [battlefield], [[unit]], [[step]], \
+             [[choice]], [sweep]",
+        ));
+    }
+    let name = name(ctx, &raw.scenario.name)?;
+    let trials = match &raw.scenario.trials {
+        None => DEFAULT_TRIALS,
+        Some(RawCount::Int(n)) if *n >= 1 => *n as u64,
+        Some(RawCount::Int(n)) => {
+            return Err(ctx.invalid("scenario.trials", format!("{n} must be at least 1")))
+        }
+        Some(RawCount::Text(t)) => match super::parse_count(t) {
+            Ok(n) if n >= 1 => n,
+            Ok(n) => return Err(ctx.invalid("scenario.trials", format!("{n} must be at least 1"))),
+            Err(e) => return Err(ctx.invalid("scenario.trials", e)),
+        },
+    };
+    let seed = match raw.scenario.seed {
+        None => 1,
+        Some(s) if s >= 0 => s as u64,
+        Some(s) => {
+            return Err(ctx.invalid(
+                "scenario.seed",
+                format!("{s} must be a whole number from 0 to {}", i64::MAX),
+            ))
+        }
+    };
+    let options = options(ctx, &raw.options)?;
+    let battlefield = battlefield(ctx, raw.battlefield.as_ref())?;
+    let mut units = Vec::with_capacity(raw.unit.len());
+    for (i, u) in raw.unit.iter().enumerate() {
+        let unit = unit(ctx, u, &battlefield)?;
+        if let Some(prev) = raw.unit[..i].iter().find(|p| p.id == u.id) {
+            return Err(ctx.invalid(
+                format!("unit.{}.id", u.id),
+                format!(
+                    "id \"{}\" is used by two units; ids must be unique",
+                    prev.id
+                ),
+            ));
+        }
+        units.push(unit);
+    }
+    no_overlaps(ctx, &units)?;
+    let choices = if raw.choice.is_empty() {
+        if raw.step.is_empty() {
+            return Err(ctx.invalid(
+                "step",
+                "the scenario has no [[step]] and no [[choice]]; add at least one step \
+                 such as { unit = \"<unit id>\", command = \"rally\" }",
+            ));
+        }
+        vec![Choice {
+            id: String::new(),
+            steps: steps(ctx, "step", &raw.step, &units)?,
+        }]
+    } else {
+        let mut choices: Vec<Choice> = Vec::new();
+        for c in &raw.choice {
+            let key = format!("choice.{}", c.id);
+            if !is_identifier(&c.id) {
+                return Err(ctx.invalid(
+                    format!("{key}.id"),
+                    format!("\"{}\" must be letters, digits, '_' or '-'", c.id),
+                ));
+            }
+            if choices.iter().any(|p| p.id == c.id) {
+                return Err(ctx.invalid(
+                    format!("{key}.id"),
+                    format!("id \"{}\" is used by two choices; ids must be unique", c.id),
+                ));
+            }
+            if c.steps.is_empty() {
+                return Err(ctx.invalid(format!("{key}.steps"), "a choice needs at least one step"));
+            }
+            choices.push(Choice {
+                id: c.id.clone(),
+                steps: steps(ctx, &format!("{key}.steps"), &c.steps, &units)?,
+            });
+        }
+        choices
+    };
+    Ok(Scenario {
+        name,
+        trials,
+        seed,
+        options,
+        battlefield,
+        units,
+        choices,
+    })
+}
+
+fn is_identifier(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn name(ctx: &Context, name: &str) -> Result<String> {
+    let ok = is_identifier(&name.replace('.', "_"));
+    if !ok || name.starts_with('.') {
+        return Err(ctx.invalid(
+            "scenario.name",
+            format!(
+                "\"{name}\" must be letters, digits, '_', '-' or '.' (it names the results folder)"
+            ),
+        ));
+    }
+    Ok(name.to_string())
+}
+
+fn options(ctx: &Context, raw: &RawOptions) -> Result<Options> {
+    let d = Options::default();
+    let modifier = |key: &str, v: Option<i64>, default: i32| -> Result<i32> {
+        match v {
+            None => Ok(default),
+            Some(v) if (-20..=20).contains(&v) => Ok(v as i32),
+            Some(v) => Err(ctx.invalid(key, format!("{v} must be between -20 and 20"))),
+        }
+    };
+    Ok(Options {
+        rally_chain: raw.rally.chain.unwrap_or(d.rally_chain),
+        spill: raw.spill.unwrap_or(d.spill),
+        defend_bonus: modifier("options.defend.bonus", raw.defend.bonus, d.defend_bonus)?,
+        covering_fire_hit_modifier: modifier(
+            "options.covering_fire.hit_modifier",
+            raw.covering_fire.hit_modifier,
+            d.covering_fire_hit_modifier,
+        )?,
+        masters_retarget: raw.masters.retarget.unwrap_or(d.masters_retarget),
+        listeners_persist: raw.listeners.persist.unwrap_or(d.listeners_persist),
+    })
+}
+
+fn positive(ctx: &Context, key: &str, v: f64) -> Result<f64> {
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(ctx.invalid(key, format!("{v} must be a number greater than 0")))
+    }
+}
+
+fn finite(ctx: &Context, key: &str, v: f64) -> Result<f64> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(ctx.invalid(key, format!("{v} must be a finite number")))
+    }
+}
+
+fn battlefield(ctx: &Context, raw: Option<&RawBattlefield>) -> Result<Battlefield> {
+    let Some(raw) = raw else {
+        return Ok(Battlefield {
+            width: DEFAULT_SIDE,
+            height: DEFAULT_SIDE,
+            terrain: Vec::new(),
+        });
+    };
+    let width = positive(ctx, "battlefield.width", raw.width)?;
+    let height = positive(ctx, "battlefield.height", raw.height)?;
+    let mut terrain = Vec::new();
+    for (i, t) in raw.terrain.iter().enumerate() {
+        let key = format!("battlefield.terrain[{i}]");
+        terrain.push(Rect {
+            x: finite(ctx, &format!("{key}.x"), t.x)?,
+            y: finite(ctx, &format!("{key}.y"), t.y)?,
+            width: positive(ctx, &format!("{key}.width"), t.width)?,
+            height: positive(ctx, &format!("{key}.height"), t.height)?,
+        });
+    }
+    Ok(Battlefield {
+        width,
+        height,
+        terrain,
+    })
+}
+
+fn dice(ctx: &Context, key: &str, text: &str) -> Result<DiceTest> {
+    DiceTest::parse(text).map_err(|e| ctx.invalid(key, e.to_string()))
+}
+
+fn count(ctx: &Context, key: &str, v: i64, min: i64, max: i64) -> Result<u32> {
+    if (min..=max).contains(&v) {
+        Ok(v as u32)
+    } else {
+        Err(ctx.invalid(
+            key,
+            format!("{v} must be a whole number from {min} to {max}"),
+        ))
+    }
+}
+
+fn unit(ctx: &Context, raw: &RawUnit, field: &Battlefield) -> Result<Unit> {
+    if !is_identifier(&raw.id) {
+        return Err(ctx.invalid(
+            "unit.id",
+            format!(
+                "\"{}\" must be letters, digits, '_' or '-' (it names metrics such as <id>.alive)",
+                raw.id
+            ),
+        ));
+    }
+    let key = |k: &str| format!("unit.{}.{k}", raw.id);
+    if raw.side.trim().is_empty() {
+        return Err(ctx.invalid(key("side"), "\"\" must name a side, e.g. \"blue\""));
+    }
+    let size = count(ctx, &key("size"), raw.size, 1, MAX_UNIT_SIZE)?;
+    let alive = match raw.alive {
+        None => size,
+        Some(a) if a > size as i64 && a >= 0 => {
+            return Err(ctx.invalid(
+                key("alive"),
+                format!("{a} is more than size = {size}; alive must be from 0 to size"),
+            ))
+        }
+        Some(a) => count(ctx, &key("alive"), a, 0, size as i64)?,
+    };
+    let hp = count(ctx, &key("hp"), raw.hp.unwrap_or(1), 1, 1_000_000)?;
+    let base = positive(ctx, &key("base"), raw.base.unwrap_or(1.0))?;
+    if base > field.width || base > field.height {
+        return Err(ctx.invalid(
+            key("base"),
+            format!(
+                "{base} is larger than the battlefield ({} x {}); a base must fit on the table",
+                field.width, field.height
+            ),
+        ));
+    }
+    let resolve = dice(ctx, &key("resolve"), &raw.resolve)?;
+    let defense = raw
+        .defense
+        .as_deref()
+        .map(|t| dice(ctx, &key("defense"), t))
+        .transpose()?;
+    let weapon = match &raw.weapon {
+        None => None,
+        Some(w) => Some(Weapon {
+            attacks: count(ctx, &key("weapon.attacks"), w.attacks, 0, 1000)?,
+            hit: dice(ctx, &key("weapon.hit"), &w.hit)?,
+            damage: count(
+                ctx,
+                &key("weapon.damage"),
+                w.damage.unwrap_or(1),
+                1,
+                1_000_000,
+            )?,
+            range: {
+                let r = finite(ctx, &key("weapon.range"), w.range)?;
+                if r < 0.0 {
+                    return Err(
+                        ctx.invalid(key("weapon.range"), format!("{r} must be 0 or more inches"))
+                    );
+                }
+                r
+            },
+        }),
+    };
+    let mut call_of_the_masters = false;
+    for rule in &raw.rules {
+        match rule.as_str() {
+            "call_of_the_masters" => call_of_the_masters = true,
+            other => {
+                return Err(ctx.invalid(
+                    key("rules"),
+                    format!("unknown rule \"{other}\"; known rules: call_of_the_masters"),
+                ))
+            }
+        }
+    }
+    let response = match raw.response.as_deref().unwrap_or("none") {
+        "none" => Response::None,
+        "defend" => Response::Defend,
+        "covering_fire" => Response::CoveringFire,
+        "random" => Response::Random,
+        other => {
+            return Err(ctx.invalid(
+                key("response"),
+                format!(
+                    "unknown response \"{other}\"; allowed: none, defend, covering_fire, random"
+                ),
+            ))
+        }
+    };
+    if response == Response::CoveringFire && weapon.is_none() {
+        return Err(ctx.invalid(
+            key("response"),
+            "\"covering_fire\" needs a weapon; add weapon = { attacks, hit, damage, range }",
+        ));
+    }
+    let move_distance = match raw.move_distance {
+        None => None,
+        Some(m) if m.is_finite() && m >= 0.0 => Some(m),
+        Some(m) => return Err(ctx.invalid(key("move"), format!("{m} must be 0 or more inches"))),
+    };
+    let models = positions(ctx, raw, alive)?;
+    let r = base / 2.0;
+    for (i, p) in models.iter().enumerate() {
+        let where_ = format!("model {} at ({}, {})", i + 1, p.x, p.y);
+        if !field.contains(*p, r) {
+            return Err(ctx.invalid(
+                key(position_key(raw)),
+                format!(
+                    "{where_} with a {base}\" base is off the {} x {} battlefield; every base must lie wholly on it",
+                    field.width, field.height
+                ),
+            ));
+        }
+        if let Some(t) = field.blocking_terrain(*p, r) {
+            return Err(ctx.invalid(
+                key(position_key(raw)),
+                format!(
+                    "{where_} overlaps impassable terrain {{ x = {}, y = {}, width = {}, height = {} }}; models must stand outside it",
+                    t.x, t.y, t.width, t.height
+                ),
+            ));
+        }
+    }
+    Ok(Unit {
+        id: raw.id.clone(),
+        side: raw.side.clone(),
+        size,
+        hp,
+        base,
+        resolve,
+        defense,
+        weapon,
+        call_of_the_masters,
+        response,
+        move_distance,
+        models,
+    })
+}
+
+fn position_key(raw: &RawUnit) -> &'static str {
+    if raw.models.is_some() {
+        "models"
+    } else {
+        "formation"
+    }
+}
+
+/// The centres of the models alive: from an explicit list or laid out by a formation.
+fn positions(ctx: &Context, raw: &RawUnit, alive: u32) -> Result<Vec<Point>> {
+    let key = |k: &str| format!("unit.{}.{k}", raw.id);
+    match (&raw.formation, &raw.models) {
+        (Some(_), Some(_)) => Err(ctx.invalid(
+            key("models"),
+            "both `formation` and `models` are given; use one of them",
+        )),
+        (None, None) if alive > 0 => Err(ctx.invalid(
+            key("formation"),
+            format!(
+                "{alive} models are alive but none has a position; add formation = {{ kind = \"line\", x, y, spacing }} or models = [[x, y], ...]"
+            ),
+        )),
+        (None, None) => Ok(Vec::new()),
+        (None, Some(list)) => {
+            if list.len() != alive as usize {
+                return Err(ctx.invalid(
+                    key("models"),
+                    format!(
+                        "lists {} positions but alive = {alive}; give one [x, y] per model alive",
+                        list.len()
+                    ),
+                ));
+            }
+            list.iter()
+                .enumerate()
+                .map(|(i, xy)| match xy.as_slice() {
+                    [x, y] if x.is_finite() && y.is_finite() => Ok(Point::new(*x, *y)),
+                    _ => Err(ctx.invalid(
+                        format!("unit.{}.models[{i}]", raw.id),
+                        format!("{xy:?} must be a pair of numbers [x, y]"),
+                    )),
+                })
+                .collect()
+        }
+        (Some(f), None) => {
+            let x = finite(ctx, &key("formation.x"), f.x)?;
+            let y = finite(ctx, &key("formation.y"), f.y)?;
+            let spacing = f.spacing.unwrap_or(raw.base.unwrap_or(1.0));
+            let spacing = positive(ctx, &key("formation.spacing"), spacing)?;
+            let columns = match (f.kind.as_str(), f.columns) {
+                ("line", None) => u32::MAX,
+                ("line", Some(_)) => {
+                    return Err(ctx.invalid(
+                        key("formation.columns"),
+                        "a line has no columns; use kind = \"grid\" for rows of `columns`",
+                    ))
+                }
+                ("grid", Some(c)) => count(ctx, &key("formation.columns"), c, 1, 100_000)?,
+                ("grid", None) => {
+                    return Err(ctx.invalid(
+                        key("formation.columns"),
+                        "a grid needs columns = <models per row>",
+                    ))
+                }
+                (other, _) => {
+                    return Err(ctx.invalid(
+                        key("formation.kind"),
+                        format!("unknown formation \"{other}\"; allowed: line, grid"),
+                    ))
+                }
+            };
+            Ok((0..alive)
+                .map(|i| {
+                    Point::new(
+                        x + (i % columns) as f64 * spacing,
+                        y + (i / columns) as f64 * spacing,
+                    )
+                })
+                .collect())
+        }
+    }
+}
+
+fn no_overlaps(ctx: &Context, units: &[Unit]) -> Result<()> {
+    let models: Vec<(&Unit, usize, Point)> = units
+        .iter()
+        .flat_map(|u| u.models.iter().enumerate().map(move |(i, p)| (u, i, *p)))
+        .collect();
+    for (a, (ua, ia, pa)) in models.iter().enumerate() {
+        for (ub, ib, pb) in &models[a + 1..] {
+            if overlaps(*pa, ua.radius(), *pb, ub.radius()) {
+                return Err(ctx.invalid(
+                    format!("unit.{}", ub.id),
+                    format!(
+                        "model {} of {} at ({}, {}) overlaps model {} of {} at ({}, {}); bases may touch but not overlap",
+                        ib + 1, ub.id, pb.x, pb.y, ia + 1, ua.id, pa.x, pa.y
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Result<Vec<Step>> {
+    let mut steps: Vec<Step> = Vec::with_capacity(raw.len());
+    let mut round = 1;
+    for (i, s) in raw.iter().enumerate() {
+        let id = s.id.clone().unwrap_or_else(|| format!("step{}", i + 1));
+        let key = |k: &str| format!("{list_key}.{id}.{k}");
+        if !is_identifier(&id) {
+            return Err(ctx.invalid(
+                format!("{list_key}[{i}].id"),
+                format!("\"{id}\" must be letters, digits, '_' or '-'"),
+            ));
+        }
+        if steps.iter().any(|p| p.id == id) {
+            return Err(ctx.invalid(
+                key("id"),
+                format!("id \"{id}\" is used by two steps; ids must be unique"),
+            ));
+        }
+        let unit_ids = || {
+            units
+                .iter()
+                .map(|u| u.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let Some(unit) = units.iter().position(|u| u.id == s.unit) else {
+            return Err(ctx.invalid(
+                key("unit"),
+                format!("unknown unit \"{}\"; units are: {}", s.unit, unit_ids()),
+            ));
+        };
+        let command = match s.command.as_str() {
+            "rally" => Command::Rally,
+            "shoot" => Command::Shoot,
+            "run" => Command::Run,
+            "defend" | "covering_fire" => {
+                return Err(ctx.invalid(
+                    key("command"),
+                    format!(
+                        "\"{}\" is a responding command, declared in an enemy command's window; set the unit's `response` key instead. Steps take: rally, shoot, run",
+                        s.command
+                    ),
+                ))
+            }
+            other => {
+                return Err(ctx.invalid(
+                    key("command"),
+                    format!("unknown command \"{other}\"; allowed: rally, shoot, run"),
+                ))
+            }
+        };
+        let target = match (&s.target, command) {
+            (None, Command::Shoot) => {
+                return Err(ctx.invalid(key("target"), "shoot needs a target = \"<enemy unit id>\""))
+            }
+            (Some(t), Command::Shoot) => {
+                let Some(ti) = units.iter().position(|u| &u.id == t) else {
+                    return Err(ctx.invalid(
+                        key("target"),
+                        format!("unknown unit \"{t}\"; units are: {}", unit_ids()),
+                    ));
+                };
+                if units[ti].side == units[unit].side {
+                    return Err(ctx.invalid(
+                        key("target"),
+                        format!(
+                            "\"{t}\" is on {}'s own side \"{}\"; a target must be an enemy unit",
+                            s.unit, units[unit].side
+                        ),
+                    ));
+                }
+                Some(ti)
+            }
+            (Some(t), other) => {
+                return Err(ctx.invalid(
+                    key("target"),
+                    format!("\"{t}\": {} takes no target; remove the key", other.name()),
+                ))
+            }
+            (None, _) => None,
+        };
+        if command == Command::Shoot && units[unit].weapon.is_none() {
+            return Err(ctx.invalid(
+                key("command"),
+                format!(
+                    "\"shoot\" needs a weapon but unit \"{}\" has none; add weapon = {{ attacks, hit, damage, range }}",
+                    s.unit
+                ),
+            ));
+        }
+        if command == Command::Run && units[unit].move_distance.is_none() {
+            return Err(ctx.invalid(
+                key("command"),
+                format!(
+                    "\"run\" needs a move distance but unit \"{}\" has none; add move = <inches>",
+                    s.unit
+                ),
+            ));
+        }
+        let toward = match (&s.toward, command) {
+            (None, _) => None,
+            (Some(xy), Command::Run) => match xy.as_slice() {
+                [x, y] if x.is_finite() && y.is_finite() => Some(Point::new(*x, *y)),
+                _ => {
+                    return Err(ctx.invalid(
+                        key("toward"),
+                        format!("{xy:?} must be a pair of numbers [x, y]"),
+                    ))
+                }
+            },
+            (Some(_), other) => {
+                return Err(ctx.invalid(
+                    key("toward"),
+                    format!("{} has no `toward`; only run does", other.name()),
+                ))
+            }
+        };
+        let step_round = match s.round {
+            None => round,
+            Some(r) if r >= round as i64 && r <= 1_000_000 => r as u32,
+            Some(r) => {
+                return Err(ctx.invalid(
+                    key("round"),
+                    format!(
+                        "{r} must be a whole number from {round} (the previous step's round) to 1000000; steps are played in order"
+                    ),
+                ))
+            }
+        };
+        round = step_round;
+        steps.push(Step {
+            id,
+            unit,
+            command,
+            target,
+            round: step_round,
+            toward,
+        });
+    }
+    Ok(steps)
+}
