@@ -777,14 +777,32 @@ impl SuccessCount {
     /// random stream never depends on the parameters.
     #[inline]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
-        let u = rng.next_u64();
+        self.count_for(rng.next_u64())
+    }
+
+    /// The count a random word `u` draws.
+    #[inline]
+    fn count_for(&self, u: u64) -> u32 {
         // The smallest k with u < thresholds[k] is the number of thresholds <= u.
         let k = if self.thresholds.len() <= LINEAR_SCAN_MAX {
-            self.thresholds.iter().take_while(|&&t| t <= u).count()
+            // Counted without an early exit: the loop length is fixed per table, so no branch
+            // depends on the random word and nothing is mispredicted.
+            self.thresholds.iter().map(|&t| (t <= u) as usize).sum()
         } else {
             self.thresholds.partition_point(|&t| t <= u)
         };
         k as u32
+    }
+
+    /// A word that makes [`sample`](Self::sample) draw `k`, or `None` when no word does (`k`
+    /// impossible, or rounded away). Lets a caller list every outcome of a draw through the
+    /// very code that samples it.
+    pub fn word_for(&self, k: u32) -> Option<u64> {
+        let u = match k {
+            0 => 0,
+            _ => *self.thresholds.get(k as usize - 1)?,
+        };
+        (self.count_for(u) == k).then_some(u)
     }
 
     /// `P(X = k)` for `k = 0..=m`, in `f64`; sums to 1 within about `m * 1e-16`.

@@ -8,6 +8,7 @@
 
 pub mod stream;
 
+use crate::dice::SuccessCount;
 use crate::stats::{Histogram, Summary};
 use rand::Rng;
 use rayon::prelude::*;
@@ -36,6 +37,21 @@ pub trait Trial: Sync {
     fn scratch(&self) -> Self::Scratch;
     /// Plays arm `arm` of one trial, writing that arm's metrics into their slots of `out`.
     fn play<R: Rng>(&self, arm: usize, scratch: &mut Self::Scratch, rng: &mut R, out: &mut [i64]);
+
+    /// The same trial as a single draw from a table, when it is one; the engine then counts
+    /// outcomes instead of playing. It must draw exactly what `play` draws.
+    fn outcome_table(&self) -> Option<OutcomeTable> {
+        None
+    }
+}
+
+/// A trial that is one draw: `draw` picks outcome k with one random word (no draw and outcome
+/// 0 when `draw` is `None`), and `outcomes[k]` holds the metrics it writes (`None` when k
+/// cannot be drawn).
+#[derive(Debug, Clone)]
+pub struct OutcomeTable {
+    pub draw: Option<SuccessCount>,
+    pub outcomes: Vec<Option<Vec<i64>>>,
 }
 
 /// Which part of a run to play: shard `index` of `count` takes a contiguous block of chunks.
@@ -133,6 +149,7 @@ pub fn run<T: Trial>(trial: &T, spec: &RunSpec, monitor: &Monitor) -> Result<Out
             problem: e.to_string(),
         })?;
     let chunks = spec.shard.chunks(chunk_count(spec.trials));
+    let table = trial.outcome_table();
     let mut gathered = Gathered::empty(trial.metric_count(), trial.pairs().len());
     let mut next = chunks.start;
     let mut checkpoint = chunks.start + PRECISION_FIRST_CHECK;
@@ -141,7 +158,7 @@ pub fn run<T: Trial>(trial: &T, spec: &RunSpec, monitor: &Monitor) -> Result<Out
             Some(_) => checkpoint.min(chunks.end),
             None => chunks.end,
         };
-        let batch = pool.install(|| play_chunks(trial, spec, next..end, monitor));
+        let batch = pool.install(|| play_chunks(trial, table.as_ref(), spec, next..end, monitor));
         gathered.merge(&batch);
         if monitor.stop.load(Ordering::Relaxed) {
             return Ok(Outcome {
@@ -171,6 +188,7 @@ fn precise_enough(g: &Gathered, eps: f64) -> bool {
 
 fn play_chunks<T: Trial>(
     trial: &T,
+    table: Option<&OutcomeTable>,
     spec: &RunSpec,
     chunks: std::ops::Range<u64>,
     monitor: &Monitor,
@@ -183,7 +201,10 @@ fn play_chunks<T: Trial>(
             || (trial.scratch(), Gathered::empty(metrics, pairs)),
             |(mut scratch, mut acc), chunk| {
                 if !monitor.stop.load(Ordering::Relaxed) {
-                    play_chunk(trial, spec, chunk, &mut scratch, &mut acc);
+                    match table {
+                        Some(table) => play_table_chunk(trial, table, spec, chunk, &mut acc),
+                        None => play_chunk(trial, spec, chunk, &mut scratch, &mut acc),
+                    }
                     let done = chunk_len(spec.trials, chunk);
                     monitor.trials_done.fetch_add(done, Ordering::Relaxed);
                 }
@@ -204,6 +225,11 @@ fn chunk_len(trials: u64, chunk: u64) -> u64 {
     CHUNK_SIZE.min(trials - chunk * CHUNK_SIZE)
 }
 
+/// Trials played before their metrics are added to the histograms, column by column: a
+/// metric that did not change across the batch (common: most metrics of most steps) costs one
+/// comparison per trial instead of a histogram update.
+const BATCH: usize = 256;
+
 fn play_chunk<T: Trial>(
     trial: &T,
     spec: &RunSpec,
@@ -213,27 +239,95 @@ fn play_chunk<T: Trial>(
 ) {
     let mut rng = stream::chunk_stream(spec.seed, chunk);
     let n = chunk_len(spec.trials, chunk);
-    let mut out = vec![0i64; trial.metric_count()];
+    let m = trial.metric_count();
     let arms = trial.arms();
-    let pairs = trial.pairs();
-    for _ in 0..n {
-        if arms == 1 {
-            trial.play(0, scratch, &mut rng, &mut out);
-        } else {
-            let word = rng.next_u64();
-            for arm in 0..arms {
-                trial.play(arm, scratch, &mut stream::trial_stream(word), &mut out);
+    let mut out = vec![0i64; m];
+    // Column-major: column j holds metric j for the batch's trials, contiguous so the
+    // "unchanged across the batch" test vectorises.
+    let mut columns = vec![0i64; m * BATCH];
+    let mut differences = vec![0i64; BATCH];
+    let mut left = n as usize;
+    while left > 0 {
+        let batch = left.min(BATCH);
+        for t in 0..batch {
+            if arms == 1 {
+                trial.play(0, scratch, &mut rng, &mut out);
+            } else {
+                let word = rng.next_u64();
+                for arm in 0..arms {
+                    trial.play(arm, scratch, &mut stream::trial_stream(word), &mut out);
+                }
+            }
+            for (j, &v) in out.iter().enumerate() {
+                columns[j * BATCH + t] = v;
             }
         }
-        for (h, &v) in acc.metrics.iter_mut().zip(&out) {
-            h.add(v);
+        for (column, h) in columns.chunks_exact(BATCH).zip(&mut acc.metrics) {
+            add_column(h, &column[..batch]);
         }
-        for (h, &(a, b)) in acc.differences.iter_mut().zip(pairs) {
-            h.add(out[a] - out[b]);
+        for (h, &(a, b)) in acc.differences.iter_mut().zip(trial.pairs()) {
+            let (first, second) = (&columns[a * BATCH..], &columns[b * BATCH..]);
+            for (d, (x, y)) in differences
+                .iter_mut()
+                .zip(first.iter().zip(second))
+                .take(batch)
+            {
+                *d = x - y;
+            }
+            add_column(h, &differences[..batch]);
+        }
+        left -= batch;
+    }
+    acc.trials += n;
+    acc.chunks += 1;
+}
+
+/// A chunk of a one-draw trial: count the outcomes, then expand the counts into histograms.
+fn play_table_chunk<T: Trial>(
+    trial: &T,
+    table: &OutcomeTable,
+    spec: &RunSpec,
+    chunk: u64,
+    acc: &mut Gathered,
+) {
+    let n = chunk_len(spec.trials, chunk);
+    let mut counts = vec![0u64; table.outcomes.len()];
+    match &table.draw {
+        Some(draw) => {
+            let mut rng = stream::chunk_stream(spec.seed, chunk);
+            for _ in 0..n {
+                counts[draw.sample(&mut rng) as usize] += 1;
+            }
+        }
+        None => counts[0] = n,
+    }
+    for (outcome, &count) in table.outcomes.iter().zip(&counts) {
+        if count == 0 {
+            continue;
+        }
+        let out = outcome
+            .as_ref()
+            .expect("an outcome the draw can produce has metrics");
+        for (h, &v) in acc.metrics.iter_mut().zip(out) {
+            h.add_count(v, count);
+        }
+        for (h, &(a, b)) in acc.differences.iter_mut().zip(trial.pairs()) {
+            h.add_count(out[a] - out[b], count);
         }
     }
     acc.trials += n;
     acc.chunks += 1;
+}
+
+fn add_column(h: &mut Histogram, values: &[i64]) {
+    let Some(&first) = values.first() else { return };
+    if values.iter().all(|&v| v == first) {
+        h.add_count(first, values.len() as u64);
+    } else {
+        for &v in values {
+            h.add(v);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use super::geometry::{within, Point};
 use super::placement::{self, Base, Surroundings};
 use super::world::World;
 use crate::dice::SuccessCount;
-use crate::engine::Trial;
+use crate::engine::{OutcomeTable, Trial};
 use crate::scenario::{Command, Scenario, Step};
 use rand::Rng;
 use std::sync::OnceLock;
@@ -247,6 +247,48 @@ impl Trial for Plan {
         World::new(self)
     }
 
+    /// A lone Rally without Call of the Masters is one draw of the success count: list its
+    /// outcomes by playing the step once per count, with a scripted word that draws it.
+    fn outcome_table(&self) -> Option<OutcomeTable> {
+        if self.force_general || self.arms.len() != 1 {
+            return None;
+        }
+        let [step] = self.arms[0].steps.as_slice() else {
+            return None;
+        };
+        let unit = &self.scenario.units[step.unit];
+        if step.command != Command::Rally || unit.call_of_the_masters {
+            return None;
+        }
+        let draw = self.resolve_count(step.unit, unit.size - unit.alive());
+        let mut world = World::new(self);
+        let mut out = vec![0; self.metrics.len()];
+        let mut outcomes = Vec::new();
+        for k in 0..=draw.trials() {
+            let Some(word) = draw.word_for(k) else {
+                outcomes.push(None);
+                continue;
+            };
+            let mut rng = Scripted { word, draws: 0 };
+            self.play(0, &mut world, &mut rng, &mut out);
+            match rng.draws {
+                // Not eligible: the trial never draws and always ends the same way.
+                0 => {
+                    return Some(OutcomeTable {
+                        draw: None,
+                        outcomes: vec![Some(out)],
+                    })
+                }
+                1 => outcomes.push(Some(out.clone())),
+                _ => return None,
+            }
+        }
+        Some(OutcomeTable {
+            draw: Some(draw.clone()),
+            outcomes,
+        })
+    }
+
     fn play<R: Rng>(&self, arm: usize, world: &mut World, rng: &mut R, out: &mut [i64]) {
         let arm = &self.arms[arm];
         world.reset(self, arm.first_round);
@@ -269,6 +311,32 @@ impl Trial for Plan {
             slot[3] = u.damage_taken as i64;
             slot[4] = (u.alive == 0) as i64;
         }
+    }
+}
+
+/// A random source that always gives the same word and counts how often it was asked.
+struct Scripted {
+    word: u64,
+    draws: u32,
+}
+
+impl rand::TryRng for Scripted {
+    type Error = std::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        self.draws += 1;
+        Ok((self.word >> 32) as u32)
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        self.draws += 1;
+        Ok(self.word)
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        self.draws += 1;
+        dst.fill(0);
+        Ok(())
     }
 }
 

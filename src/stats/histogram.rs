@@ -52,8 +52,9 @@ impl Histogram {
     /// Records one trial with `value`.
     #[inline]
     pub fn add(&mut self, value: i64) {
-        // Wrapping difference: a value below `offset` wraps to an index of at least 2^63,
-        // which can never be in range, so one comparison covers both sides.
+        // Wrapping difference: a value below `offset` wraps to `2^64 - (offset - value)`,
+        // which lies past `i64::MAX - offset` and so past any stored cell; one comparison
+        // therefore checks both ends of the range.
         let index = value.wrapping_sub(self.offset) as u64;
         if let Some(cell) = usize::try_from(index)
             .ok()
