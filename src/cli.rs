@@ -35,10 +35,10 @@ pub struct RunArgs {
     /// Scenario files (default: every configs/*.toml).
     pub files: Vec<PathBuf>,
     /// Trials per sweep point: 1000000, 1e6 or 1M (overrides scenario.trials).
-    #[arg(long, value_parser = trials)]
+    #[arg(long, allow_negative_numbers = true, value_parser = trials)]
     pub trials: Option<u64>,
     /// Seed of the random streams (overrides scenario.seed).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = seed)]
     pub seed: Option<u64>,
     /// Worker threads (default: every core). Results do not depend on it.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
@@ -81,6 +81,17 @@ fn trials(text: &str) -> Result<u64, String> {
     match parse_count(text)? {
         0 => Err("0 trials: give at least 1".into()),
         n => Ok(n),
+    }
+}
+
+/// The same range as `scenario.seed` in a file (a TOML integer), so no seed is clamped.
+fn seed(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(s) if s <= i64::MAX as u64 => Ok(s),
+        _ => Err(format!(
+            "\"{text}\" must be a whole number from 0 to {}",
+            i64::MAX
+        )),
     }
 }
 

@@ -190,7 +190,8 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
         message: e.to_string(),
     };
     let _: RawFile = toml::from_str(text).map_err(syntax)?;
-    let mut value: toml::Table = toml::from_str(text).map_err(syntax)?;
+    let written: toml::Table = toml::from_str(text).map_err(syntax)?;
+    let mut value = written.clone();
     for setting in settings {
         overrides::apply(&mut value, setting).map_err(|problem| ScenarioError::Override {
             file: file.to_string(),
@@ -218,12 +219,13 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
                 problem,
             })?;
         }
-        let raw: RawFile = toml::Value::Table(value)
-            .try_into()
-            .map_err(|e: toml::de::Error| ScenarioError::Syntax {
-                file: file.to_string(),
-                message: format!("after applying overrides: {}", e.message()),
-            })?;
+        let raw: RawFile = match toml::Value::Table(value).try_into() {
+            Ok(raw) => raw,
+            Err(e) => {
+                let applied: Vec<&Setting> = settings.iter().chain(point).collect();
+                return Err(override_type_error(file, &written, &applied, &e));
+            }
+        };
         let scenario = validate::scenario(&ctx, raw)?;
         variants.push(Variant {
             params: point.iter().map(|s| s.value_text()).collect(),
@@ -237,6 +239,35 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
         variants,
         hash,
     })
+}
+
+/// Names the setting (`--set` or sweep value) that gave a key a value of the wrong type or
+/// an unknown key: the file alone deserialized, so the first setting after which the tree no
+/// longer does is the culprit.
+fn override_type_error(
+    file: &str,
+    written: &toml::Table,
+    applied: &[&Setting],
+    error: &toml::de::Error,
+) -> ScenarioError {
+    let mut value = written.clone();
+    for setting in applied {
+        if overrides::apply(&mut value, setting).is_err() {
+            break;
+        }
+        let check: Result<RawFile, toml::de::Error> = toml::Value::Table(value.clone()).try_into();
+        if let Err(e) = check {
+            return ScenarioError::Override {
+                file: file.to_string(),
+                setting: setting.to_string(),
+                problem: e.message().to_string(),
+            };
+        }
+    }
+    ScenarioError::Syntax {
+        file: file.to_string(),
+        message: format!("after applying overrides: {}", error.message()),
+    }
 }
 
 /// Parses a count written as `1000000`, `1_000_000`, `1e6`, `2.5e6`, `1M`, `10k` or `1G`.

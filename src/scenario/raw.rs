@@ -34,7 +34,10 @@ pub struct RawMeta {
 
 /// A trial count written as an integer (`1_000_000`) or as text (`"1e6"`, `"1M"`).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected a whole number such as 1000000, or text such as \"1e6\" or \"1M\""
+)]
 pub enum RawCount {
     Int(i64),
     Text(String),
