@@ -1,10 +1,11 @@
 //! The commands a user runs (`run`, `check`), tying scenario, rules, engine and output
 //! together. The binary only parses flags and reports what this returns.
 
-use crate::engine::{self, Monitor, RunSpec, Shard, CHUNK_SIZE};
+use crate::cards::CardPlan;
+use crate::engine::{self, Gathered, Monitor, RunSpec, Shard, Trial, CHUNK_SIZE};
 use crate::output::{self, Comparison, MetricReport, Report, RunMeta, VariantReport};
 use crate::rules::{Plan, PlanError};
-use crate::scenario::{self, ScenarioError, ScenarioSet, Setting};
+use crate::scenario::{self, Scenario, ScenarioError, ScenarioSet, Setting};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -95,13 +96,52 @@ pub fn scenario_files(files: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     Ok(found)
 }
 
+/// A scenario compiled for the engine: a battle of units and commands, or a card game.
+pub enum Compiled {
+    Battle(Box<Plan>),
+    Cards(CardPlan),
+}
+
+impl Compiled {
+    pub fn compile(scenario: &Scenario) -> Result<Compiled, PlanError> {
+        match &scenario.cards {
+            Some(game) => Ok(Compiled::Cards(CardPlan::compile(game))),
+            None => Plan::compile(scenario).map(|p| Compiled::Battle(Box::new(p))),
+        }
+    }
+
+    /// Plays this sweep point: its report, the trials played, and whether it completed.
+    fn play(
+        &self,
+        params: &[String],
+        spec: &RunSpec,
+        monitor: &Monitor,
+    ) -> Result<(VariantReport, u64, bool), Error> {
+        fn go<T: Trial>(
+            trial: &T,
+            params: &[String],
+            spec: &RunSpec,
+            monitor: &Monitor,
+        ) -> Result<(VariantReport, u64, bool), Error> {
+            let outcome = engine::run(trial, spec, monitor)?;
+            let played = outcome.gathered.trials;
+            let report = variant_report(params, trial, outcome.gathered);
+            Ok((report, played, outcome.complete))
+        }
+        match self {
+            Compiled::Battle(plan) => go(plan.as_ref(), params, spec, monitor),
+            Compiled::Cards(plan) => go(plan, params, spec, monitor),
+        }
+    }
+}
+
 /// Loads and compiles a file: every check a run would make before playing anything.
-pub fn prepare(path: &Path, settings: &[Setting]) -> Result<(ScenarioSet, Vec<Plan>), Error> {
+pub fn prepare(path: &Path, settings: &[Setting]) -> Result<(ScenarioSet, Vec<Compiled>), Error> {
     let set = scenario::load(path, settings)?;
     let plans = set
         .variants
         .iter()
-        .map(|v| Plan::compile(&v.scenario))
+        .map(|v| Compiled::compile(&v.scenario))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|source| Error::Plan {
             file: set.file.clone(),
@@ -184,7 +224,7 @@ pub fn run(opts: &RunOptions, log: &mut dyn FnMut(&str)) -> Result<Status, Error
 fn run_one(
     opts: &RunOptions,
     set: &ScenarioSet,
-    plans: &[Plan],
+    plans: &[Compiled],
     dir: &Path,
     log: &mut dyn FnMut(&str),
 ) -> Result<Status, Error> {
@@ -203,10 +243,10 @@ fn run_one(
             let mut variants = Vec::new();
             let mut played = 0;
             for (variant, plan) in set.variants.iter().zip(plans) {
-                let outcome = engine::run(plan, &spec, &monitor)?;
-                played += outcome.gathered.trials;
-                variants.push(variant_report(&variant.params, plan, outcome.gathered));
-                if !outcome.complete {
+                let (report, trials, complete) = plan.play(&variant.params, &spec, &monitor)?;
+                played += trials;
+                variants.push(report);
+                if !complete {
                     return Ok::<_, Error>((variants, false, played));
                 }
             }
@@ -238,7 +278,11 @@ fn run_one(
         },
         complete,
     };
-    output::write_run(dir, &report, &meta).map_err(|source| Error::Write {
+    let extra: Vec<(&str, Vec<u8>)> = crate::cards::orderings_csv(&report)
+        .map(|t| ("orderings.csv", t))
+        .into_iter()
+        .collect();
+    output::write_run(dir, &report, &meta, extra).map_err(|source| Error::Write {
         path: dir.to_path_buf(),
         source,
     })?;
@@ -258,25 +302,25 @@ fn run_one(
     })
 }
 
-fn variant_report(params: &[String], plan: &Plan, gathered: engine::Gathered) -> VariantReport {
-    let choice = |arm: usize| plan.scenario().choices[arm].id.clone();
-    let names = plan.metrics();
+fn variant_report<T: Trial>(params: &[String], trial: &T, gathered: Gathered) -> VariantReport {
+    let names = trial.metrics();
     let metrics = names
         .iter()
         .zip(gathered.metrics)
         .map(|(m, histogram)| MetricReport {
-            choice: choice(m.arm),
+            choice: m.choice.clone(),
             metric: m.name.clone(),
             histogram,
         })
         .collect();
-    let comparisons = crate::engine::Trial::pairs(plan)
+    let comparisons = trial
+        .pairs()
         .iter()
         .zip(gathered.differences)
         .map(|(&(a, b), differences)| Comparison {
             metric: names[a].name.clone(),
-            first: choice(names[a].arm),
-            second: choice(names[b].arm),
+            first: names[a].choice.clone(),
+            second: names[b].choice.clone(),
             differences,
         })
         .collect();

@@ -41,7 +41,7 @@ pub struct RunArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = seed)]
     pub seed: Option<u64>,
     /// Worker threads (default: every core). Results do not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    #[arg(long, allow_negative_numbers = true, value_parser = threads)]
     pub threads: Option<u64>,
     /// Output folder (default: results/<scenario>/; with several files, DIR/<scenario>/).
     #[arg(long)]
@@ -81,6 +81,13 @@ fn trials(text: &str) -> Result<u64, String> {
     match parse_count(text)? {
         0 => Err("0 trials: give at least 1".into()),
         n => Ok(n),
+    }
+}
+
+fn threads(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(t) if (1..=4096).contains(&t) => Ok(t),
+        _ => Err(format!("\"{text}\" must be a whole number from 1 to 4096")),
     }
 }
 

@@ -7,6 +7,7 @@
 //! the tables.
 
 pub mod app;
+pub mod cards;
 pub mod cli;
 pub mod dice;
 pub mod engine;

@@ -2,7 +2,7 @@
 //! capacity worked out by hand, and eligibility rules. Every run has its own fixed seed;
 //! tolerances are 5 standard errors, and whole distributions are checked by chi-square.
 
-use rollcall::engine::{self, Gathered, Monitor, RunSpec, Shard};
+use rollcall::engine::{self, Gathered, Monitor, RunSpec, Shard, Trial};
 use rollcall::rules::Plan;
 use rollcall::scenario;
 use rollcall::stats::{chi_square, Histogram};

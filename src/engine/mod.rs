@@ -30,7 +30,8 @@ pub trait Trial: Sync {
     /// Per-worker working memory, reused across trials so the hot path allocates nothing.
     type Scratch: Send;
 
-    fn metric_count(&self) -> usize;
+    /// The metrics each trial writes, in output order; `out` has one slot per entry.
+    fn metrics(&self) -> &[MetricName];
     fn arms(&self) -> usize;
     /// Metric index pairs (first, second) whose difference first - second is gathered.
     fn pairs(&self) -> &[(usize, usize)];
@@ -52,6 +53,15 @@ pub trait Trial: Sync {
 pub struct OutcomeTable {
     pub draw: Option<SuccessCount>,
     pub outcomes: Vec<Option<Vec<i64>>>,
+}
+
+/// A metric as written in the tables: the arm (choice) it belongs to and its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricName {
+    pub arm: usize,
+    /// The choice's id as written in the tables; empty when there are no choices.
+    pub choice: String,
+    pub name: String,
 }
 
 /// Which part of a run to play: shard `index` of `count` takes a contiguous block of chunks.
@@ -150,7 +160,7 @@ pub fn run<T: Trial>(trial: &T, spec: &RunSpec, monitor: &Monitor) -> Result<Out
         })?;
     let chunks = spec.shard.chunks(chunk_count(spec.trials));
     let table = trial.outcome_table();
-    let mut gathered = Gathered::empty(trial.metric_count(), trial.pairs().len());
+    let mut gathered = Gathered::empty(trial.metrics().len(), trial.pairs().len());
     let mut next = chunks.start;
     let mut checkpoint = chunks.start + PRECISION_FIRST_CHECK;
     while next < chunks.end {
@@ -193,7 +203,7 @@ fn play_chunks<T: Trial>(
     chunks: std::ops::Range<u64>,
     monitor: &Monitor,
 ) -> Gathered {
-    let metrics = trial.metric_count();
+    let metrics = trial.metrics().len();
     let pairs = trial.pairs().len();
     chunks
         .into_par_iter()
@@ -239,7 +249,7 @@ fn play_chunk<T: Trial>(
 ) {
     let mut rng = stream::chunk_stream(spec.seed, chunk);
     let n = chunk_len(spec.trials, chunk);
-    let m = trial.metric_count();
+    let m = trial.metrics().len();
     let arms = trial.arms();
     let mut out = vec![0i64; m];
     // Column-major: column j holds metric j for the batch's trials, contiguous so the
@@ -339,8 +349,17 @@ mod tests {
 
     impl Trial for Dice {
         type Scratch = ();
-        fn metric_count(&self) -> usize {
-            2
+        fn metrics(&self) -> &[MetricName] {
+            static NAMES: std::sync::OnceLock<Vec<MetricName>> = std::sync::OnceLock::new();
+            NAMES.get_or_init(|| {
+                (0..2)
+                    .map(|arm| MetricName {
+                        arm,
+                        choice: format!("arm{arm}"),
+                        name: "roll".into(),
+                    })
+                    .collect()
+            })
         }
         fn arms(&self) -> usize {
             2

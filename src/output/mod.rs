@@ -34,7 +34,13 @@ pub struct RunMeta {
 
 /// Writes the tables and `run.json` into `dir` (created if needed), each file atomically.
 /// Everything is laid out in memory first, so a failure to lay out touches no file.
-pub fn write_run(dir: &Path, report: &Report, meta: &RunMeta) -> std::io::Result<Vec<PathBuf>> {
+/// `extra` holds further tables (name, bytes) laid out by the caller.
+pub fn write_run(
+    dir: &Path,
+    report: &Report,
+    meta: &RunMeta,
+    extra: Vec<(&str, Vec<u8>)>,
+) -> std::io::Result<Vec<PathBuf>> {
     let mut files = vec![
         ("summary.csv", tables::summary_csv(report)),
         ("distribution.csv", tables::distribution_csv(report)),
@@ -42,6 +48,7 @@ pub fn write_run(dir: &Path, report: &Report, meta: &RunMeta) -> std::io::Result
     if let Some(compare) = tables::compare_csv(report) {
         files.push(("compare.csv", compare));
     }
+    files.extend(extra);
     let mut json = serde_json::to_vec_pretty(meta).map_err(std::io::Error::other)?;
     json.push(b'\n');
     files.push(("run.json", json));

@@ -10,5 +10,5 @@ pub mod placement;
 pub mod plan;
 pub mod world;
 
-pub use plan::{MetricName, Plan, PlanError};
+pub use plan::{Plan, PlanError};
 pub use world::World;

@@ -10,7 +10,7 @@ use super::geometry::{within, Point};
 use super::placement::{self, Base, Surroundings};
 use super::world::World;
 use crate::dice::SuccessCount;
-use crate::engine::{OutcomeTable, Trial};
+use crate::engine::{MetricName, OutcomeTable, Trial};
 use crate::scenario::{Command, Scenario, Step};
 use rand::Rng;
 use std::sync::OnceLock;
@@ -64,13 +64,6 @@ struct Arm {
     first_round: u32,
     /// Index of this arm's first metric in the trial's output.
     offset: usize,
-}
-
-/// A metric as written in the tables: which choice it belongs to, and its name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MetricName {
-    pub arm: usize,
-    pub name: String,
 }
 
 pub struct Plan {
@@ -131,6 +124,7 @@ impl Plan {
                 for m in UNIT_METRICS {
                     metrics.push(MetricName {
                         arm,
+                        choice: choice.id.clone(),
                         name: format!("{}.{m}", u.id),
                     });
                 }
@@ -139,6 +133,7 @@ impl Plan {
                 for m in STEP_METRICS {
                     metrics.push(MetricName {
                         arm,
+                        choice: choice.id.clone(),
                         name: format!("{}.{m}", s.id),
                     });
                 }
@@ -173,10 +168,6 @@ impl Plan {
 
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
-    }
-
-    pub fn metrics(&self) -> &[MetricName] {
-        &self.metrics
     }
 
     pub(crate) fn fast_paths(&self) -> bool {
@@ -231,8 +222,8 @@ impl Plan {
 impl Trial for Plan {
     type Scratch = World;
 
-    fn metric_count(&self) -> usize {
-        self.metrics.len()
+    fn metrics(&self) -> &[MetricName] {
+        &self.metrics
     }
 
     fn arms(&self) -> usize {

@@ -134,6 +134,8 @@ pub struct Scenario {
     pub battlefield: Battlefield,
     pub units: Vec<Unit>,
     pub choices: Vec<Choice>,
+    /// The card game, for `[cards]` scenarios (which have no units or steps).
+    pub cards: Option<crate::cards::CardGame>,
 }
 
 impl Scenario {

@@ -14,14 +14,11 @@ const DEFAULT_SIDE: f64 = 48.0;
 const MAX_UNIT_SIZE: i64 = 100_000;
 
 pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
-    if raw.cards.is_some() {
-        return Err(ctx.invalid(
-            "cards",
-            "card-game scenarios are not supported by this version of rollcall yet; \
-             allowed sections are [scenario], [options], [battlefield], [[unit]], [[step]], \
-             [[choice]], [sweep]",
-        ));
-    }
+    let cards = raw
+        .cards
+        .as_ref()
+        .map(|c| crate::cards::validate(&ctx.file, c))
+        .transpose()?;
     let name = name(ctx, &raw.scenario.name)?;
     let trials = match &raw.scenario.trials {
         None => DEFAULT_TRIALS,
@@ -62,7 +59,15 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
         units.push(unit);
     }
     no_overlaps(ctx, &units)?;
-    let choices = if raw.choice.is_empty() {
+    let choices = if cards.is_some() {
+        if !raw.step.is_empty() || !raw.choice.is_empty() {
+            return Err(ctx.invalid(
+                "cards",
+                "a card-game scenario has no [[step]] or [[choice]]; its plays are in [cards.players.<P>]",
+            ));
+        }
+        Vec::new()
+    } else if raw.choice.is_empty() {
         if raw.step.is_empty() {
             return Err(ctx.invalid(
                 "step",
@@ -108,6 +113,7 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
         battlefield,
         units,
         choices,
+        cards,
     })
 }
 

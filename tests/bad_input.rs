@@ -1,0 +1,627 @@
+//! Bad input never panics: every bad scenario file or flag gets a message naming the file,
+//! the line or key, the bad value and what is allowed, and the binary exits with status 2
+//! without writing anything.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BASELINE: &str = r#"[scenario]
+name = "t"
+trials = 1000
+seed = 1
+[battlefield]
+width = 48.0
+height = 48.0
+[[unit]]
+id = "wardens"
+side = "blue"
+size = 10
+alive = 4
+resolve = "d6>=4"
+formation = { kind = "line", x = 24.0, y = 24.0, spacing = 1.5 }
+[[step]]
+unit = "wardens"
+command = "rally"
+"#;
+
+/// A second unit, appended to the baseline: `raiders` with explicit model positions.
+fn with_raiders(side: &str, models: &str) -> String {
+    format!(
+        "{BASELINE}[[unit]]\nid = \"raiders\"\nside = \"{side}\"\nsize = 5\nalive = 2\n\
+         resolve = \"d6>=4\"\nmodels = {models}\n"
+    )
+}
+
+/// The baseline with one line replaced; panics (in the test) if `from` is not in it.
+fn replace(from: &str, to: &str) -> String {
+    assert!(BASELINE.contains(from), "baseline has no {from:?}");
+    BASELINE.replacen(from, to, 1)
+}
+
+/// The baseline with `line` inserted after the line `after`.
+fn insert_after(after: &str, line: &str) -> String {
+    replace(after, &format!("{after}\n{line}"))
+}
+
+fn rollcall(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rollcall"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("cannot start the rollcall binary")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Asserts a failed run: status exactly 2 (101 would be a panic), no panic message, nothing
+/// on stdout. Returns stderr.
+fn assert_bad_input(out: &Output, what: &str) -> String {
+    let stderr = text(&out.stderr);
+    assert!(
+        !stderr.contains("panicked"),
+        "{what}: the binary panicked:\n{stderr}"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{what}: expected exit status 2 (bad input), got {:?}\nstderr:\n{stderr}",
+        out.status
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "{what}: a failed run printed to stdout:\n{}",
+        text(&out.stdout)
+    );
+    stderr
+}
+
+/// Writes `toml` to `<tmp>/bad.toml` and runs `rollcall run <file> --quiet --out <dir>
+/// <args>`; asserts status 2, no panic and no output folder. Returns stderr, in which the
+/// file path written by the binary is `bad.toml` (it runs in the temp dir).
+fn fails(toml: &str, args: &[&str]) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("bad.toml"), toml).unwrap();
+    let mut all = vec!["run", "bad.toml", "--quiet", "--out", "out"];
+    all.extend_from_slice(args);
+    let out = rollcall(tmp.path(), &all);
+    let what = format!("rollcall {}", all.join(" "));
+    let stderr = assert_bad_input(&out, &what);
+    assert!(
+        !tmp.path().join("out").exists(),
+        "{what}: a failed run created its output folder\nstderr:\n{stderr}"
+    );
+    assert!(
+        !tmp.path().join("results").exists(),
+        "{what}: a failed run created results/\nstderr:\n{stderr}"
+    );
+    stderr
+}
+
+/// Asserts every one of `parts` is in `stderr`, listing the missing ones.
+fn says(stderr: &str, parts: &[&str]) {
+    let missing: Vec<&&str> = parts.iter().filter(|p| !stderr.contains(**p)).collect();
+    assert!(
+        missing.is_empty(),
+        "the message lacks {missing:?}\nstderr was:\n{stderr}"
+    );
+}
+
+/// A scenario error names the file first: `error: bad.toml: ...`.
+fn names_file(stderr: &str) {
+    says(stderr, &["bad.toml:"]);
+}
+
+// ---- the helpers work: the baseline runs ----
+
+#[test]
+fn baseline_runs_and_writes_its_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("good.toml"), BASELINE).unwrap();
+    let out = rollcall(
+        tmp.path(),
+        &[
+            "run",
+            "good.toml",
+            "--quiet",
+            "--out",
+            "out",
+            "--trials",
+            "200",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the baseline failed:\n{}",
+        text(&out.stderr)
+    );
+    assert!(tmp.path().join("out/summary.csv").is_file());
+}
+
+// ---- TOML syntax, unknown keys and types: the parser's message carries the line ----
+
+#[test]
+fn unknown_top_level_key() {
+    let e = fails(&format!("{BASELINE}[extras]\nx = 1\n"), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &["line 18", "extras", "expected one of", "scenario", "unit"],
+    );
+}
+
+#[test]
+fn unknown_key_inside_a_unit() {
+    let e = fails(&insert_after("alive = 4", "colour = \"red\""), &[]);
+    names_file(&e);
+    says(&e, &["line 13", "colour", "expected one of", "resolve"]);
+}
+
+#[test]
+fn wrong_type_for_size() {
+    let e = fails(&replace("size = 10", "size = \"ten\""), &[]);
+    names_file(&e);
+    says(&e, &["line 11", "\"ten\"", "expected"]);
+}
+
+#[test]
+fn fractional_trial_count() {
+    let e = fails(&replace("trials = 1000", "trials = 1.5"), &[]);
+    names_file(&e);
+    says(&e, &["line 3", "1.5", "expected a whole number", "1e6"]);
+}
+
+#[test]
+fn malformed_toml_unclosed_bracket() {
+    let e = fails(&replace("[battlefield]", "[battlefield"), &[]);
+    names_file(&e);
+    says(&e, &["line 5", "[battlefield", "expected"]);
+}
+
+// ---- values that are well typed but not allowed: the message names the key path ----
+
+#[test]
+fn alive_more_than_size() {
+    let e = fails(&replace("alive = 4", "alive = 11"), &[]);
+    names_file(&e);
+    says(&e, &["unit.wardens.alive", "11", "from 0 to size"]);
+}
+
+#[test]
+fn size_zero() {
+    let e = fails(&replace("size = 10", "size = 0"), &[]);
+    names_file(&e);
+    says(&e, &["unit.wardens.size", "0 must be", "from 1 to"]);
+}
+
+#[test]
+fn negative_hp() {
+    let e = fails(&insert_after("alive = 4", "hp = -2"), &[]);
+    names_file(&e);
+    says(&e, &["unit.wardens.hp", "-2", "from 1 to"]);
+}
+
+#[test]
+fn base_larger_than_the_battlefield() {
+    let e = fails(&insert_after("alive = 4", "base = 60.0"), &[]);
+    names_file(&e);
+    says(&e, &["unit.wardens.base", "60", "48 x 48", "must fit"]);
+}
+
+#[test]
+fn model_off_the_battlefield() {
+    let e = fails(&replace("x = 24.0", "x = 47.0"), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "unit.wardens.formation",
+            "(48.5, 24)",
+            "off the 48 x 48",
+            "wholly on",
+        ],
+    );
+}
+
+#[test]
+fn model_inside_impassable_terrain() {
+    let toml = insert_after(
+        "height = 48.0",
+        "terrain = [{ x = 25.0, y = 20.0, width = 2.0, height = 8.0 }]",
+    );
+    let e = fails(&toml, &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "unit.wardens.formation",
+            "(25.5, 24)",
+            "impassable",
+            "outside",
+        ],
+    );
+}
+
+#[test]
+fn overlapping_models_of_two_units() {
+    let e = fails(&with_raiders("red", "[[25.0, 24.5], [40.0, 40.0]]"), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "unit.raiders",
+            "(25, 24.5)",
+            "wardens",
+            "overlaps",
+            "may touch but not overlap",
+        ],
+    );
+}
+
+#[test]
+fn models_list_length_differs_from_alive() {
+    let e = fails(&with_raiders("red", "[[40.0, 40.0]]"), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "unit.raiders.models",
+            "1 positions",
+            "alive = 2",
+            "one [x, y] per model",
+        ],
+    );
+}
+
+#[test]
+fn duplicate_unit_ids() {
+    let toml = with_raiders("red", "[[40.0, 40.0], [42.0, 40.0]]")
+        .replace("id = \"raiders\"", "id = \"wardens\"");
+    let e = fails(&toml, &[]);
+    names_file(&e);
+    says(&e, &["unit.wardens.id", "\"wardens\"", "must be unique"]);
+}
+
+#[test]
+fn bad_dice_text() {
+    let e = fails(&replace("resolve = \"d6>=4\"", "resolve = \"d6>>4\""), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "unit.wardens.resolve",
+            "\"d6>>4\"",
+            "expected [N]dS",
+            "d6>=4",
+        ],
+    );
+}
+
+#[test]
+fn unknown_rule() {
+    let e = fails(&insert_after("alive = 4", "rules = [\"fearless\"]"), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "unit.wardens.rules",
+            "\"fearless\"",
+            "known rules: call_of_the_masters",
+        ],
+    );
+}
+
+#[test]
+fn unknown_formation_kind() {
+    let e = fails(&replace("kind = \"line\"", "kind = \"wedge\""), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "unit.wardens.formation.kind",
+            "\"wedge\"",
+            "allowed: line, grid",
+        ],
+    );
+}
+
+// ---- steps ----
+
+#[test]
+fn unknown_unit_in_a_step() {
+    let e = fails(&replace("unit = \"wardens\"", "unit = \"nobody\""), &[]);
+    names_file(&e);
+    says(&e, &["step.step1.unit", "\"nobody\"", "units are: wardens"]);
+}
+
+#[test]
+fn unknown_command() {
+    let e = fails(&replace("command = \"rally\"", "command = \"charge\""), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "step.step1.command",
+            "\"charge\"",
+            "allowed: rally, shoot, run",
+        ],
+    );
+}
+
+#[test]
+fn defend_is_not_a_step_command() {
+    let e = fails(&replace("command = \"rally\"", "command = \"defend\""), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "step.step1.command",
+            "\"defend\"",
+            "response",
+            "rally, shoot, run",
+        ],
+    );
+}
+
+#[test]
+fn shoot_without_a_target() {
+    let toml = with_raiders("red", "[[40.0, 40.0], [42.0, 40.0]]")
+        .replace("command = \"rally\"", "command = \"shoot\"");
+    let e = fails(&toml, &[]);
+    names_file(&e);
+    says(
+        &e,
+        &["step.step1.target", "shoot needs a target", "enemy unit"],
+    );
+}
+
+#[test]
+fn shoot_at_a_unit_of_the_same_side() {
+    let toml = with_raiders("blue", "[[40.0, 40.0], [42.0, 40.0]]")
+        .replace("command = \"rally\"", "command = \"shoot\"\ntarget = \"raiders\"")
+        .replace(
+            "resolve = \"d6>=4\"\nformation",
+            "resolve = \"d6>=4\"\nweapon = { attacks = 1, hit = \"d6>=4\", range = 24.0 }\nformation",
+        );
+    let e = fails(&toml, &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "step.step1.target",
+            "\"raiders\"",
+            "own side \"blue\"",
+            "must be an enemy",
+        ],
+    );
+}
+
+#[test]
+fn round_going_backwards() {
+    let toml = format!(
+        "{BASELINE}[[step]]\nunit = \"wardens\"\ncommand = \"rally\"\nround = 3\n\
+         [[step]]\nunit = \"wardens\"\ncommand = \"rally\"\nround = 2\n"
+    );
+    let e = fails(&toml, &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "step.step3.round",
+            "2 must be",
+            "from 3 (the previous step's round)",
+        ],
+    );
+}
+
+// ---- --set overrides: checked exactly like keys in the file ----
+
+#[test]
+fn set_without_equals() {
+    let e = fails(BASELINE, &["--set", "unit.wardens.alive"]);
+    says(
+        &e,
+        &[
+            "--set",
+            "\"unit.wardens.alive\"",
+            "no '='",
+            "expected KEY=VALUE",
+        ],
+    );
+}
+
+#[test]
+fn set_unknown_unit_id() {
+    let e = fails(BASELINE, &["--set", "unit.nobody.alive=3"]);
+    names_file(&e);
+    says(
+        &e,
+        &["unit.nobody.alive=3", "\"nobody\"", "ids are: wardens"],
+    );
+}
+
+#[test]
+fn set_value_caught_by_validation() {
+    let e = fails(BASELINE, &["--set", "unit.wardens.alive=99"]);
+    names_file(&e);
+    says(&e, &["unit.wardens.alive", "99", "from 0 to size"]);
+}
+
+#[test]
+fn set_value_of_the_wrong_type_names_the_setting() {
+    let e = fails(BASELINE, &["--set", "unit.wardens.alive=ten"]);
+    names_file(&e);
+    says(&e, &["unit.wardens.alive", "\"ten\"", "expected"]);
+}
+
+#[test]
+fn set_unknown_key_names_the_setting() {
+    let e = fails(BASELINE, &["--set", "unit.wardens.colour=3"]);
+    names_file(&e);
+    says(&e, &["unit.wardens.colour=3", "colour", "expected one of"]);
+}
+
+#[test]
+fn sweep_value_of_the_wrong_type_names_the_key() {
+    let toml = format!("{BASELINE}[sweep]\n\"unit.wardens.alive\" = [2, \"ten\"]\n");
+    let e = fails(&toml, &[]);
+    names_file(&e);
+    says(&e, &["unit.wardens.alive", "\"ten\"", "expected"]);
+}
+
+// ---- flags: clap's usage errors exit 2 and name the flag and the value ----
+
+#[test]
+fn zero_trials() {
+    let e = fails(BASELINE, &["--trials", "0"]);
+    says(&e, &["--trials", "'0'", "at least 1"]);
+}
+
+#[test]
+fn trials_not_a_count() {
+    let e = fails(BASELINE, &["--trials", "lots"]);
+    says(&e, &["--trials", "lots", "expected a whole number", "1e6"]);
+}
+
+#[test]
+fn negative_trials() {
+    let e = fails(BASELINE, &["--trials", "-5"]);
+    says(&e, &["--trials", "-5", "expected a whole number"]);
+}
+
+#[test]
+fn shard_index_not_below_count() {
+    let e = fails(BASELINE, &["--shard", "3/2"]);
+    says(&e, &["--shard", "3/2", "0 <= I < N"]);
+}
+
+#[test]
+fn zero_threads() {
+    let e = fails(BASELINE, &["--threads", "0"]);
+    says(&e, &["--threads", "'0'", "from 1 to 4096"]);
+}
+
+#[test]
+fn negative_threads() {
+    let e = fails(BASELINE, &["--threads", "-1"]);
+    says(&e, &["--threads", "-1", "from 1 to 4096"]);
+}
+
+#[test]
+fn negative_seed() {
+    let e = fails(BASELINE, &["--seed", "-1"]);
+    says(&e, &["--seed", "-1", "from 0 to 9223372036854775807"]);
+}
+
+#[test]
+fn seed_too_large_for_a_scenario_file() {
+    let e = fails(BASELINE, &["--seed", "18446744073709551615"]);
+    says(
+        &e,
+        &[
+            "--seed",
+            "18446744073709551615",
+            "from 0 to 9223372036854775807",
+        ],
+    );
+}
+
+#[test]
+fn precision_zero() {
+    let e = fails(BASELINE, &["--precision", "0"]);
+    says(&e, &["--precision", "'0'", "greater than 0"]);
+}
+
+// ---- files ----
+
+#[test]
+fn missing_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = rollcall(
+        tmp.path(),
+        &["run", "nothere.toml", "--quiet", "--out", "out"],
+    );
+    let e = assert_bad_input(&out, "run on a missing file");
+    says(&e, &["nothere.toml", "cannot read"]);
+    assert!(!tmp.path().join("out").exists());
+}
+
+#[test]
+fn failed_run_leaves_an_existing_output_folder_unchanged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir: PathBuf = tmp.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let sentinel = "sentinel: a failed run must not touch this\n";
+    std::fs::write(out_dir.join("summary.csv"), sentinel).unwrap();
+    std::fs::write(
+        tmp.path().join("bad.toml"),
+        replace("alive = 4", "alive = 11"),
+    )
+    .unwrap();
+    let out = rollcall(tmp.path(), &["run", "bad.toml", "--quiet", "--out", "out"]);
+    let e = assert_bad_input(&out, "run on a bad file with an existing --out folder");
+    says(&e, &["bad.toml", "unit.wardens.alive", "11"]);
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("summary.csv")).unwrap(),
+        sentinel,
+        "a failed run changed an existing summary.csv"
+    );
+    let entries: Vec<_> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        entries.len(),
+        1,
+        "a failed run added files to --out: {entries:?}"
+    );
+}
+
+#[test]
+fn check_on_a_bad_file_exits_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("bad.toml"),
+        replace("command = \"rally\"", "command = \"charge\""),
+    )
+    .unwrap();
+    let out = rollcall(tmp.path(), &["check", "bad.toml"]);
+    let e = assert_bad_input(&out, "check on a bad file");
+    says(
+        &e,
+        &[
+            "bad.toml",
+            "step.step1.command",
+            "\"charge\"",
+            "allowed: rally, shoot, run",
+        ],
+    );
+}
+
+#[test]
+fn check_on_a_good_file_prints_ok() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("good.toml"), BASELINE).unwrap();
+    let out = rollcall(tmp.path(), &["check", "good.toml"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "check failed on the baseline:\n{}",
+        text(&out.stderr)
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("ok") && stdout.contains("good.toml"),
+        "check printed:\n{stdout}"
+    );
+}
+
+#[test]
+fn check_on_a_missing_file_exits_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = rollcall(tmp.path(), &["check", "nothere.toml"]);
+    let e = assert_bad_input(&out, "check on a missing file");
+    says(&e, &["nothere.toml", "cannot read"]);
+}
