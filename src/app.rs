@@ -3,7 +3,7 @@
 
 use crate::cards::CardPlan;
 use crate::engine::{self, Gathered, Monitor, RunSpec, Shard, Trial, CHUNK_SIZE};
-use crate::output::{self, Comparison, MetricReport, Report, RunMeta, VariantReport};
+use crate::output::{self, partial, Comparison, MetricReport, Report, RunMeta, VariantReport};
 use crate::rules::{Plan, PlanError};
 use crate::scenario::{self, Scenario, ScenarioError, ScenarioSet, Setting};
 use std::path::{Path, PathBuf};
@@ -33,6 +33,8 @@ pub enum Error {
     },
     #[error(transparent)]
     Engine(#[from] engine::EngineError),
+    #[error(transparent)]
+    Merge(#[from] output::partial::MergeError),
 }
 
 impl Error {
@@ -69,7 +71,8 @@ pub struct RunOptions {
     pub out: Option<PathBuf>,
     pub settings: Vec<Setting>,
     pub precision: Option<f64>,
-    pub shard: Shard,
+    /// Run one shard and write a partial-results file instead of the tables.
+    pub shard: Option<Shard>,
     pub quiet: bool,
 }
 
@@ -188,6 +191,11 @@ fn settings_with_flags(opts: &RunOptions) -> Vec<Setting> {
 
 /// `rollcall run`: validates every file first, then runs them in turn.
 pub fn run(opts: &RunOptions, log: &mut dyn FnMut(&str)) -> Result<Status, Error> {
+    if opts.shard.is_some() && opts.precision.is_some() {
+        return Err(Error::Usage(
+            "--precision cannot be combined with --shard: where a run stops would depend on the other shards".into(),
+        ));
+    }
     let settings = settings_with_flags(opts);
     let files = scenario_files(&opts.files)?;
     let prepared = files
@@ -232,7 +240,7 @@ fn run_one(
         trials: set.trials(),
         seed: set.seed(),
         threads: opts.threads,
-        shard: opts.shard,
+        shard: opts.shard.unwrap_or(Shard::WHOLE),
         precision: opts.precision,
     };
     let monitor = Monitor::default();
@@ -278,14 +286,36 @@ fn run_one(
         },
         complete,
     };
-    let extra: Vec<(&str, Vec<u8>)> = crate::cards::orderings_csv(&report)
-        .map(|t| ("orderings.csv", t))
-        .into_iter()
-        .collect();
-    output::write_run(dir, &report, &meta, extra).map_err(|source| Error::Write {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    let written = match opts.shard {
+        Some(shard) => {
+            let body = partial::PartBody {
+                format: partial::FORMAT.into(),
+                version: meta.version.clone(),
+                scenario: meta.scenario.clone(),
+                scenario_hash: meta.scenario_hash.clone(),
+                method: meta.method.clone(),
+                seed: meta.seed,
+                trials: meta.trials_requested,
+                chunk_size: meta.chunk_size,
+                shard_index: shard.index,
+                shard_count: shard.count,
+                complete,
+                trials_played: played,
+                report,
+            };
+            let path = dir.join(partial::file_name(shard.index, shard.count));
+            std::fs::create_dir_all(dir)
+                .and_then(|()| {
+                    output::write_atomic(&path, &partial::to_bytes(body, opts.threads, wall))
+                })
+                .map_err(|source| Error::Write {
+                    path: path.clone(),
+                    source,
+                })?;
+            path
+        }
+        None => write_tables(dir, &report, &meta)?,
+    };
     log(&format!(
         "{}: {} trials in {:.2} s ({:.1} M trials/s){} -> {}",
         set.name,
@@ -293,13 +323,84 @@ fn run_one(
         wall,
         meta.trials_per_second / 1e6,
         if complete { "" } else { ", interrupted" },
-        dir.display()
+        written.display()
     ));
     Ok(if complete {
         Status::Complete
     } else {
         Status::Interrupted
     })
+}
+
+/// Writes the tables (plus a card game's orderings.csv) and run.json; returns the folder.
+fn write_tables(dir: &Path, report: &Report, meta: &RunMeta) -> Result<PathBuf, Error> {
+    let extra: Vec<(&str, Vec<u8>)> = crate::cards::orderings_csv(report)
+        .map(|t| ("orderings.csv", t))
+        .into_iter()
+        .collect();
+    output::write_run(dir, report, meta, extra).map_err(|source| Error::Write {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    Ok(dir.to_path_buf())
+}
+
+/// `rollcall merge`: checks the parts and writes the tables a single run would have written.
+/// Nothing is written unless every check passes.
+pub fn merge(parts: &[PathBuf], out: &Path) -> Result<PathBuf, Error> {
+    let mut files = Vec::new();
+    for p in parts {
+        if p.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| Error::Usage(format!("{}: cannot read folder: {e}", p.display())))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| {
+                    f.file_name().is_some_and(|n| {
+                        let n = n.to_string_lossy();
+                        n.starts_with("shard-") && n.ends_with(".json")
+                    })
+                })
+                .collect();
+            found.sort();
+            if found.is_empty() {
+                return Err(Error::Usage(format!(
+                    "{}: no shard-*.json partial-results file in this folder",
+                    p.display()
+                )));
+            }
+            files.extend(found);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let parts = files
+        .into_iter()
+        .map(|f| partial::read(&f).map(|part| (f, part)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (report, body) = partial::merge(&parts)?;
+    let wall: f64 = parts.iter().map(|(_, p)| p.wall_seconds).sum();
+    let played: u64 = parts.iter().map(|(_, p)| p.body.trials_played).sum();
+    let meta = RunMeta {
+        version: body.version.clone(),
+        scenario: body.scenario.clone(),
+        scenario_hash: body.scenario_hash.clone(),
+        method: body.method.clone(),
+        seed: body.seed,
+        trials_requested: body.trials,
+        sweep_points: report.variants.len(),
+        trials_played: played,
+        chunk_size: body.chunk_size,
+        threads: parts.iter().map(|(_, p)| p.threads).sum(),
+        shard: format!("merged/{}", body.shard_count),
+        wall_seconds: wall,
+        trials_per_second: if wall > 0.0 {
+            played as f64 / wall
+        } else {
+            0.0
+        },
+        complete: true,
+    };
+    write_tables(out, &report, &meta)
 }
 
 fn variant_report<T: Trial>(params: &[String], trial: &T, gathered: Gathered) -> VariantReport {

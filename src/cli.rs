@@ -23,6 +23,15 @@ pub enum CommandLine {
     /// Run scenarios and write summary.csv, distribution.csv (compare.csv) and run.json.
     /// With no FILE, runs every configs/*.toml.
     Run(RunArgs),
+    /// Merge the partial results of a sharded run into the tables a single run writes.
+    Merge {
+        /// Partial-results files, or folders holding them (shard-*.json).
+        #[arg(required = true)]
+        parts: Vec<PathBuf>,
+        /// Output folder for the merged tables.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Validate scenario files without running them.
     Check {
         /// Scenario files (default: every configs/*.toml).
@@ -52,7 +61,8 @@ pub struct RunArgs {
     /// Stop once every mean's 95% half-width is below EPS (checked at fixed chunk counts).
     #[arg(long, value_name = "EPS", value_parser = precision)]
     pub precision: Option<f64>,
-    /// Run only shard I of N (0-based).
+    /// Run only shard I of N (0-based) and write a partial-results file (DIR/shard-I-of-N.json)
+    /// for `rollcall merge` instead of the tables.
     #[arg(long, value_name = "I/N", value_parser = shard)]
     pub shard: Option<Shard>,
     /// No progress bar and no summary line.
@@ -71,7 +81,7 @@ impl RunArgs {
             out: self.out,
             settings: self.settings,
             precision: self.precision,
-            shard: self.shard.unwrap_or(Shard::WHOLE),
+            shard: self.shard,
             quiet: self.quiet,
         }
     }

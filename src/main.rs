@@ -28,6 +28,13 @@ fn main() {
                 Err(e) => report(&e),
             }
         }
+        CommandLine::Merge { parts, out } => match app::merge(&parts, &out) {
+            Ok(dir) => {
+                eprintln!("merged -> {}", dir.display());
+                0
+            }
+            Err(e) => report(&e),
+        },
         CommandLine::Check { files } => match app::check(&files) {
             Ok(lines) => {
                 for line in lines {

@@ -2,6 +2,7 @@
 //! is given and decides nothing.
 
 mod atomic;
+pub mod partial;
 pub mod tables;
 
 pub use atomic::write_atomic;

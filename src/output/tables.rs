@@ -6,7 +6,7 @@
 use crate::stats::{distribution, Histogram, Summary};
 
 /// What a run found for one scenario file: one entry per sweep point.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     pub scenario: String,
     pub param_names: Vec<String>,
@@ -14,7 +14,7 @@ pub struct Report {
 }
 
 /// One sweep point's results.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct VariantReport {
     /// The sweep parameters' values, in `Report::param_names` order.
     pub params: Vec<String>,
@@ -22,7 +22,7 @@ pub struct VariantReport {
     pub comparisons: Vec<Comparison>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MetricReport {
     /// The choice's id; empty for a scenario without choices.
     pub choice: String,
@@ -31,7 +31,7 @@ pub struct MetricReport {
 }
 
 /// Per-trial differences of one metric between two choices played on the same trials.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Comparison {
     pub metric: String,
     pub first: String,
