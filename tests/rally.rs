@@ -2,80 +2,9 @@
 //! capacity worked out by hand, and eligibility rules. Every run has its own fixed seed;
 //! tolerances are 5 standard errors, and whole distributions are checked by chi-square.
 
-use rollcall::engine::{self, Gathered, Monitor, RunSpec, Shard, Trial};
-use rollcall::rules::Plan;
-use rollcall::scenario;
-use rollcall::stats::{chi_square, Histogram};
+mod common;
 
-const TRIALS: u64 = 400_000;
-
-fn plan(text: &str, general: bool) -> Plan {
-    let set = scenario::parse(text, "test.toml", &[]).expect("test scenario is valid");
-    let plan = Plan::compile(&set.variants[0].scenario).expect("test scenario compiles");
-    if general {
-        plan.force_general_path()
-    } else {
-        plan
-    }
-}
-
-fn gather(plan: &Plan, trials: u64, seed: u64, threads: usize) -> Gathered {
-    let spec = RunSpec {
-        trials,
-        seed,
-        threads,
-        shard: Shard::WHOLE,
-        precision: None,
-    };
-    engine::run(plan, &spec, &Monitor::default())
-        .expect("engine runs")
-        .gathered
-}
-
-fn metric<'a>(plan: &Plan, g: &'a Gathered, name: &str) -> &'a Histogram {
-    let i = plan
-        .metrics()
-        .iter()
-        .position(|m| m.name == name)
-        .unwrap_or_else(|| panic!("no metric {name}"));
-    &g.metrics[i]
-}
-
-/// C(n, k) p^k (1-p)^(n-k), from the formula (not from the simulator's tables).
-fn binomial_pmf(n: u32, p: f64) -> Vec<(i64, f64)> {
-    let choose = |k: u32| -> f64 { (0..k).map(|i| (n - i) as f64 / (i + 1) as f64).product() };
-    (0..=n)
-        .map(|k| {
-            (
-                k as i64,
-                choose(k) * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32),
-            )
-        })
-        .collect()
-}
-
-/// Checks a histogram against a pmf: chi-square p-value above 1e-6 (a 5-sigma-like bar), and
-/// each probability within 5 standard errors sqrt(p(1-p)/n).
-fn assert_fits(h: &Histogram, pmf: &[(i64, f64)], what: &str) {
-    let n = h.total() as f64;
-    for &(v, p) in pmf {
-        let observed = h.count(v) as f64 / n;
-        let se = (p * (1.0 - p) / n).sqrt().max(1.0 / n);
-        assert!(
-            (observed - p).abs() <= 5.0 * se,
-            "{what}: P({v}) observed {observed}, expected {p} (5 se = {})",
-            5.0 * se
-        );
-    }
-    let fit = chi_square(h, pmf);
-    assert!(
-        fit.p_value > 1e-6,
-        "{what}: chi-square {} on {} df, p = {}",
-        fit.statistic,
-        fit.degrees_of_freedom,
-        fit.p_value
-    );
-}
+use common::{assert_fits, binomial_pmf, gather, metric, plan, TRIALS};
 
 fn open_field(size: u32, alive: u32, resolve: &str, masters: bool) -> String {
     format!(

@@ -1,13 +1,15 @@
-//! Commands as state transitions: each takes the world and a random stream and either
-//! resolves (reporting how many uses resolved) or hands back why it could not be declared.
+//! Declaring a command in a unit's normal activation, as a state transition: check that it may
+//! be declared, open the response window, resolve its use (twice under Call of the Masters),
+//! then apply token and restrictions once. A refused command hands back why and changes
+//! nothing.
 //!
-//! They change the world in place rather than returning a new one: a trial plays millions of
-//! times per second and must not allocate. A refused command changes nothing.
+//! The world is changed in place rather than returned anew: a trial plays millions of times
+//! per second and must not allocate.
 
-use super::geometry::within;
-use super::placement::{self, Surroundings};
 use super::plan::Plan;
-use super::world::{Layout, Model, Restrictions, World};
+use super::world::{Restrictions, World};
+use super::{movement, rally, response, shoot};
+use crate::scenario::{Command, Step};
 use rand::Rng;
 use std::fmt;
 
@@ -20,6 +22,8 @@ pub enum Ineligible {
     /// The unit has a restriction that bars this command.
     Restricted,
     EnemyWithin1,
+    /// The target is destroyed or out of range.
+    NoLegalTarget,
 }
 
 impl fmt::Display for Ineligible {
@@ -27,135 +31,116 @@ impl fmt::Display for Ineligible {
         f.write_str(match self {
             Ineligible::NoModelAlive => "the unit has no model alive",
             Ineligible::AlreadyCommanded => "the unit already took a command this round",
-            Ineligible::Restricted => "the unit has a restriction this command applies",
+            Ineligible::Restricted => "the unit has a restriction that bars this command",
             Ineligible::EnemyWithin1 => "a model of the unit is within 1\" of an enemy model",
+            Ineligible::NoLegalTarget => "the target is destroyed or out of range",
         })
     }
 }
 
-/// A command that resolved: how many uses resolved and how many fizzled (Call of the Masters
-/// gives two uses).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A declared command: how many uses resolved, how many fizzled (did nothing because the
+/// target, or the acting unit itself, was gone), and how many responses it drew.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Resolved {
     pub uses: u32,
     pub fizzled: u32,
+    pub responses: u32,
 }
 
-/// Rally applies these when it ends, and any of them already on the unit bars it.
-const RALLY_RESTRICTIONS: Restrictions = Restrictions::SHOOT
-    .union(Restrictions::RUN)
-    .union(Restrictions::DEFEND);
+/// The restrictions a command applies to its unit when it ends.
+pub fn applies(command: Command) -> Restrictions {
+    match command {
+        Command::Rally => Restrictions::ALL,
+        Command::Shoot => Restrictions::SHOOT,
+        Command::Run => Restrictions::RUN,
+    }
+}
 
-/// Rally (seed 003), doubled by Call of the Masters (seed 000): one Resolve test per missing
-/// model, each success restoring a model within 2" of a model alive when the use began.
-pub fn rally<R: Rng>(
+/// The restrictions that bar declaring a command: the one it applies (Rally: any of its
+/// three, seed 003).
+pub fn barred_by(command: Command) -> Restrictions {
+    applies(command)
+}
+
+/// Declares and resolves `step` in the acting unit's normal activation.
+pub fn declare<R: Rng>(
     plan: &Plan,
     world: &mut World,
-    unit: usize,
+    step: &Step,
     rng: &mut R,
 ) -> Result<Resolved, Ineligible> {
-    let state = &world.units[unit];
+    let actor = step.unit;
+    let state = &world.units[actor];
     if state.alive == 0 {
         return Err(Ineligible::NoModelAlive);
     }
     if state.token {
         return Err(Ineligible::AlreadyCommanded);
     }
-    if state.restrictions.intersects(RALLY_RESTRICTIONS) {
+    if state.restrictions.intersects(barred_by(step.command)) {
         return Err(Ineligible::Restricted);
     }
-    if enemy_within_1(plan, world, unit) {
-        return Err(Ineligible::EnemyWithin1);
+    match step.command {
+        Command::Rally if rally::enemy_within_1(plan, world, actor) => {
+            return Err(Ineligible::EnemyWithin1)
+        }
+        Command::Shoot if !shoot::target_legal(plan, world, actor, step.target) => {
+            return Err(Ineligible::NoLegalTarget)
+        }
+        _ => {}
     }
-    let uses = if plan.scenario().units[unit].call_of_the_masters {
+    // Call of the Masters: two uses of one command, never for a responding command.
+    let uses = if plan.scenario().units[actor].call_of_the_masters {
         2
     } else {
         1
     };
-    if world.pristine && plan.fast_paths() {
-        rally_from_start(plan, world, unit, uses, rng);
+    // Only use 1 opens a response window; what is declared there lasts through use 2.
+    let responses = response::window(plan, world, step, rng);
+    let mut outcome = Resolved {
+        uses: 0,
+        fizzled: 0,
+        responses,
+    };
+    if world.units[actor].alive == 0 {
+        // Wiped out by Covering Fire before resolving: the command does nothing.
+        outcome.fizzled = uses;
     } else {
-        for _ in 0..uses {
-            rally_use(plan, world, unit, rng);
+        match step.command {
+            Command::Rally => {
+                rally::resolve(plan, world, actor, uses, rng);
+                outcome.uses = uses;
+            }
+            Command::Run => {
+                for _ in 0..uses {
+                    movement::run(plan, world, actor, step.toward);
+                }
+                outcome.uses = uses;
+            }
+            Command::Shoot => {
+                let mut target = step.target.expect("validated: shoot has a target");
+                for use_ in 0..uses {
+                    if use_ > 0 && !shoot::target_legal(plan, world, actor, Some(target)) {
+                        match shoot::retarget(plan, world, actor) {
+                            Some(t) if plan.scenario().options.masters_retarget => target = t,
+                            _ => {
+                                outcome.fizzled += 1;
+                                continue;
+                            }
+                        }
+                    }
+                    shoot::resolve(plan, world, actor, target, 0, rng);
+                    outcome.uses += 1;
+                }
+            }
         }
     }
-    // Call of the Masters: token and restrictions once, after the last use.
-    let state = &mut world.units[unit];
+    // Token and restrictions once, after the last use; responses end with the command.
+    let state = &mut world.units[actor];
     state.token = true;
-    state.restrictions = state.restrictions.union(RALLY_RESTRICTIONS);
-    Ok(Resolved { uses, fizzled: 0 })
-}
-
-fn enemy_within_1(plan: &Plan, world: &mut World, unit: usize) -> bool {
-    if world.pristine && plan.fast_paths() {
-        return plan.enemy_within_1_at_start(unit);
+    state.restrictions = state.restrictions.union(applies(step.command));
+    for u in &mut world.units {
+        u.defending = false;
     }
-    world.materialize(plan);
-    world.gather_bases(plan, unit);
-    let r = plan.scenario().units[unit].radius();
-    world.units[unit].models.iter().any(|m| {
-        world
-            .enemies
-            .iter()
-            .any(|e| within(m.centre, r, e.centre, e.radius, 1.0))
-    })
-}
-
-/// The fast path: from the starting layout, placements are the precomputed spots, so a use is
-/// one draw and a `min`. Draws exactly what [`rally_use`] draws.
-fn rally_from_start<R: Rng>(plan: &Plan, world: &mut World, unit: usize, uses: u32, rng: &mut R) {
-    let size = plan.scenario().units[unit].size;
-    let start = world.units[unit].alive;
-    let spots = plan.rally_spots(unit);
-    let successes = plan.resolve_count(unit, size - start).sample(rng);
-    let first = successes.min(spots.first().len() as u32);
-    let mut second = 0;
-    if uses == 2 {
-        let successes = plan.resolve_count(unit, size - start - first).sample(rng);
-        let after = plan.second_rally_spots(unit, first as usize);
-        second = successes.min(after.len() as u32);
-    }
-    let restored = first + second;
-    if restored > 0 {
-        let state = &mut world.units[unit];
-        state.alive += restored;
-        state.restored += restored;
-        state.layout = Layout::Rallied { first, second };
-        world.pristine = false;
-    }
-}
-
-/// One use of Rally on any layout.
-fn rally_use<R: Rng>(plan: &Plan, world: &mut World, unit: usize, rng: &mut R) {
-    let u = &plan.scenario().units[unit];
-    let missing = u.size - world.units[unit].alive;
-    let successes = plan.resolve_count(unit, missing).sample(rng);
-    if successes == 0 {
-        return;
-    }
-    world.materialize(plan);
-    world.gather_bases(plan, unit);
-    let anchors: Vec<_> = world.units[unit].models.iter().map(|m| m.centre).collect();
-    let around = Surroundings {
-        field: &plan.scenario().battlefield,
-        bases: &world.bases,
-        enemies: &world.enemies,
-    };
-    let placed = placement::place(
-        &around,
-        &anchors,
-        u.radius(),
-        successes as usize,
-        plan.scenario().options.rally_chain,
-    );
-    if placed.is_empty() {
-        return;
-    }
-    let state = &mut world.units[unit];
-    state
-        .models
-        .extend(placed.iter().map(|&centre| Model { centre, hp: u.hp }));
-    state.alive += placed.len() as u32;
-    state.restored += placed.len() as u32;
-    world.pristine = false;
+    Ok(outcome)
 }

@@ -9,6 +9,7 @@ use super::commands::{self, Ineligible, Resolved};
 use super::geometry::{within, Point};
 use super::placement::{self, Base, Surroundings};
 use super::world::World;
+use crate::dice::Fraction;
 use crate::dice::SuccessCount;
 use crate::engine::{MetricName, OutcomeTable, Trial};
 use crate::scenario::{Command, Scenario, Step};
@@ -17,16 +18,42 @@ use std::sync::OnceLock;
 
 /// Per-unit metric names, in the order they are written.
 pub const UNIT_METRICS: [&str; 5] = ["alive", "restored", "lost", "damage_taken", "destroyed"];
-/// Per-step metric names: uses resolved, uses fizzled, and 1 if the command was not allowed.
-pub const STEP_METRICS: [&str; 3] = ["resolved", "fizzled", "ineligible"];
+/// Per-step metric names: uses resolved, uses fizzled, 1 if the command could not be
+/// declared, and responses declared in its window.
+pub const STEP_METRICS: [&str; 4] = ["resolved", "fizzled", "ineligible", "responses"];
 
+/// Hit tables: a normal attack, and Covering Fire's modified one.
+pub const HIT_NORMAL: usize = 0;
+pub const HIT_COVERING_FIRE: usize = 1;
+/// Save tables: a normal defense test, and one with Defend's bonus.
+pub const SAVE_NORMAL: usize = 0;
+pub const SAVE_DEFENDING: usize = 1;
+
+/// Why a scenario cannot be compiled. (Every scenario that validates compiles today; the type
+/// stays so that a future rule can refuse with a reason instead of a panic.)
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
-    #[error(
-        "step `{step}`: command \"{command}\" is not implemented in this version of rollcall; \
-         implemented: rally"
-    )]
-    Unsupported { step: String, command: &'static str },
+    #[error("step `{step}`: {problem}")]
+    Unsupported { step: String, problem: String },
+}
+
+/// Success-count tables for one test, by number of tests, built on first use.
+struct Tables {
+    p: Fraction,
+    by_count: Vec<OnceLock<SuccessCount>>,
+}
+
+impl Tables {
+    fn new(p: Fraction, max_count: u32) -> Tables {
+        Tables {
+            p,
+            by_count: (0..=max_count).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    fn get(&self, count: u32) -> &SuccessCount {
+        self.by_count[count as usize].get_or_init(|| SuccessCount::new(count, self.p))
+    }
 }
 
 /// Precomputed Rally placements from the starting layout (see [`World`]).
@@ -53,8 +80,11 @@ impl RallySpots {
 }
 
 struct UnitPlan {
-    /// `resolve[m]` draws the number of successes among m Resolve tests.
-    resolve: Vec<OnceLock<SuccessCount>>,
+    resolve: Tables,
+    /// Indexed by `HIT_*`, when the unit has a weapon.
+    hits: Vec<Tables>,
+    /// Indexed by `SAVE_*`, when the unit has a defense test.
+    saves: Vec<Tables>,
     enemy_within_1_at_start: bool,
     rally: Option<RallySpots>,
 }
@@ -78,16 +108,13 @@ pub struct Plan {
 
 impl Plan {
     pub fn compile(scenario: &Scenario) -> Result<Plan, PlanError> {
-        for choice in &scenario.choices {
-            for step in &choice.steps {
-                if step.command != Command::Rally {
-                    return Err(PlanError::Unsupported {
-                        step: step.id.clone(),
-                        command: step.command.name(),
-                    });
-                }
-            }
-        }
+        let most_attacks = scenario
+            .units
+            .iter()
+            .filter_map(|u| u.weapon.as_ref().map(|w| u.size * w.attacks))
+            .max()
+            .unwrap_or(0);
+        let options = &scenario.options;
         let rallying = |u: usize| {
             scenario
                 .choices
@@ -100,7 +127,36 @@ impl Plan {
             .iter()
             .enumerate()
             .map(|(i, u)| UnitPlan {
-                resolve: (0..=u.size).map(|_| OnceLock::new()).collect(),
+                resolve: Tables::new(u.resolve.probability(), u.size),
+                hits: u
+                    .weapon
+                    .iter()
+                    .flat_map(|w| {
+                        let attacks = u.size * w.attacks;
+                        [
+                            Tables::new(w.hit.probability(), attacks),
+                            Tables::new(
+                                w.hit
+                                    .with_bonus(options.covering_fire_hit_modifier)
+                                    .probability(),
+                                attacks,
+                            ),
+                        ]
+                    })
+                    .collect(),
+                saves: u
+                    .defense
+                    .iter()
+                    .flat_map(|d| {
+                        [
+                            Tables::new(d.probability(), most_attacks),
+                            Tables::new(
+                                d.with_bonus(options.defend_bonus).probability(),
+                                most_attacks,
+                            ),
+                        ]
+                    })
+                    .collect(),
                 enemy_within_1_at_start: enemy_within_1_at_start(scenario, i),
                 rally: rallying(i).then(|| {
                     let first = starting_spots(scenario, i);
@@ -176,9 +232,17 @@ impl Plan {
 
     /// The draw of successes among `tests` Resolve tests of unit `unit`.
     pub(crate) fn resolve_count(&self, unit: usize, tests: u32) -> &SuccessCount {
-        self.units[unit].resolve[tests as usize].get_or_init(|| {
-            SuccessCount::new(tests, self.scenario.units[unit].resolve.probability())
-        })
+        self.units[unit].resolve.get(tests)
+    }
+
+    /// The draw of hits among `attacks` attacks of `unit`'s weapon (`kind`: `HIT_*`).
+    pub(crate) fn hit_count(&self, unit: usize, kind: usize, attacks: u32) -> &SuccessCount {
+        self.units[unit].hits[kind].get(attacks)
+    }
+
+    /// The draw of saves among `tests` defense tests of `unit` (`kind`: `SAVE_*`).
+    pub(crate) fn save_count(&self, unit: usize, kind: usize, tests: u32) -> &SuccessCount {
+        self.units[unit].saves[kind].get(tests)
     }
 
     pub(crate) fn enemy_within_1_at_start(&self, unit: usize) -> bool {
@@ -210,12 +274,7 @@ impl Plan {
         rng: &mut R,
     ) -> Result<Resolved, Ineligible> {
         world.start_round(step.round);
-        match step.command {
-            Command::Rally => commands::rally(self, world, step.unit, rng),
-            Command::Shoot | Command::Run => {
-                unreachable!("Plan::compile refuses commands it does not implement")
-            }
-        }
+        commands::declare(self, world, step, rng)
     }
 }
 
@@ -285,17 +344,26 @@ impl Trial for Plan {
         world.reset(self, arm.first_round);
         let units = self.scenario.units.len();
         let step_out = &mut out[arm.offset + units * UNIT_METRICS.len()..];
-        for (step, slot) in arm.steps.iter().zip(step_out.chunks_exact_mut(3)) {
-            let (resolved, fizzled, ineligible) = match self.play_step(step, world, rng) {
-                Ok(r) => (r.uses, r.fizzled, 0),
-                Err(_) => (0, 0, 1),
+        for (step, slot) in arm
+            .steps
+            .iter()
+            .zip(step_out.chunks_exact_mut(STEP_METRICS.len()))
+        {
+            let (r, ineligible) = match self.play_step(step, world, rng) {
+                Ok(r) => (r, 0),
+                Err(_) => (Resolved::default(), 1),
             };
-            slot[0] = resolved as i64;
-            slot[1] = fizzled as i64;
+            slot[0] = r.uses as i64;
+            slot[1] = r.fizzled as i64;
             slot[2] = ineligible;
+            slot[3] = r.responses as i64;
         }
         let unit_out = &mut out[arm.offset..arm.offset + units * UNIT_METRICS.len()];
-        for (u, slot) in world.units.iter().zip(unit_out.chunks_exact_mut(5)) {
+        for (u, slot) in world
+            .units
+            .iter()
+            .zip(unit_out.chunks_exact_mut(UNIT_METRICS.len()))
+        {
             slot[0] = u.alive as i64;
             slot[1] = u.restored as i64;
             slot[2] = u.lost as i64;

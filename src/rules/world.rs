@@ -5,7 +5,7 @@
 //! results precomputed for the starting layout instead of touching geometry, which keeps the
 //! common one-step trial free of per-model work.
 
-use super::geometry::Point;
+use super::geometry::{edge_distance, Point};
 use super::placement::Base;
 use super::plan::Plan;
 
@@ -18,6 +18,8 @@ impl Restrictions {
     pub const SHOOT: Restrictions = Restrictions(1);
     pub const RUN: Restrictions = Restrictions(2);
     pub const DEFEND: Restrictions = Restrictions(4);
+
+    pub const ALL: Restrictions = Restrictions(7);
 
     pub const fn union(self, other: Restrictions) -> Restrictions {
         Restrictions(self.0 | other.0)
@@ -57,6 +59,8 @@ pub struct UnitState {
     pub damage_taken: u32,
     pub restrictions: Restrictions,
     pub token: bool,
+    /// Declared Defend in the window of the command now resolving.
+    pub defending: bool,
     pub(crate) layout: Layout,
     /// Valid only when `layout` is `Materialized`.
     pub(crate) models: Vec<Model>,
@@ -87,6 +91,7 @@ impl World {
                 damage_taken: 0,
                 restrictions: Restrictions::NONE,
                 token: false,
+                defending: false,
                 layout: Layout::Initial,
                 models: Vec::with_capacity(u.size as usize),
             })
@@ -109,6 +114,7 @@ impl World {
             state.damage_taken = 0;
             state.restrictions = Restrictions::NONE;
             state.token = false;
+            state.defending = false;
             state.layout = Layout::Initial;
         }
         self.pristine = true;
@@ -154,6 +160,24 @@ impl World {
             debug_assert_eq!(state.models.len(), state.alive as usize);
             state.layout = Layout::Materialized;
         }
+    }
+
+    /// Edge-to-edge distance between the closest models of two units (infinite when either
+    /// has none). The world must be materialised.
+    pub fn unit_distance(&self, plan: &Plan, a: usize, b: usize) -> f64 {
+        let (ua, ub) = (&plan.scenario().units[a], &plan.scenario().units[b]);
+        let mut best = f64::INFINITY;
+        for ma in &self.units[a].models {
+            for mb in &self.units[b].models {
+                best = best.min(edge_distance(
+                    ma.centre,
+                    ua.radius(),
+                    mb.centre,
+                    ub.radius(),
+                ));
+            }
+        }
+        best
     }
 
     /// Fills the reusable base buffers: all bases, and those of `unit`'s enemies.

@@ -1,0 +1,93 @@
+//! Run: the unit moves as a block up to `move` inches, straight toward a point or away from
+//! the nearest enemy model, stopping short where the full move would leave it off the table,
+//! in impassable terrain or overlapping another unit.
+
+use super::geometry::{overlaps, Point};
+use super::plan::Plan;
+use super::world::World;
+
+/// Steps tried from the full move down to nothing when the full move is not allowed.
+const FRACTIONS: u32 = 64;
+
+pub fn run(plan: &Plan, world: &mut World, unit: usize, toward: Option<Point>) {
+    let u = &plan.scenario().units[unit];
+    let Some(reach) = u.move_distance else { return };
+    world.materialize(plan);
+    let models = &world.units[unit].models;
+    if models.is_empty() {
+        return;
+    }
+    let n = models.len() as f64;
+    let centre = Point::new(
+        models.iter().map(|m| m.centre.x).sum::<f64>() / n,
+        models.iter().map(|m| m.centre.y).sum::<f64>() / n,
+    );
+    let (dx, dy, length) = match toward {
+        Some(p) => {
+            let d = centre.distance(p);
+            (p.x - centre.x, p.y - centre.y, reach.min(d))
+        }
+        None => {
+            let Some(enemy) = nearest_enemy(plan, world, unit) else {
+                return;
+            };
+            (centre.x - enemy.x, centre.y - enemy.y, reach)
+        }
+    };
+    let norm = dx.hypot(dy);
+    if norm == 0.0 || length == 0.0 {
+        return;
+    }
+    let (ux, uy) = (dx / norm, dy / norm);
+    for k in (1..=FRACTIONS).rev() {
+        let d = length * k as f64 / FRACTIONS as f64;
+        if allowed(plan, world, unit, ux * d, uy * d) {
+            for m in &mut world.units[unit].models {
+                m.centre = Point::new(m.centre.x + ux * d, m.centre.y + uy * d);
+            }
+            world.pristine = false;
+            return;
+        }
+    }
+}
+
+fn nearest_enemy(plan: &Plan, world: &World, unit: usize) -> Option<Point> {
+    let side = &plan.scenario().units[unit].side;
+    let own = &world.units[unit].models;
+    let mut best: Option<(f64, Point)> = None;
+    for (i, u) in plan.scenario().units.iter().enumerate() {
+        if &u.side == side {
+            continue;
+        }
+        for e in &world.units[i].models {
+            for m in own {
+                let d = m.centre.distance(e.centre);
+                if best.is_none_or(|(b, _)| d < b) {
+                    best = Some((d, e.centre));
+                }
+            }
+        }
+    }
+    best.map(|(_, p)| p)
+}
+
+fn allowed(plan: &Plan, world: &World, unit: usize, dx: f64, dy: f64) -> bool {
+    let u = &plan.scenario().units[unit];
+    let field = &plan.scenario().battlefield;
+    world.units[unit].models.iter().all(|m| {
+        let p = Point::new(m.centre.x + dx, m.centre.y + dy);
+        field.admits(p, u.radius())
+            && plan
+                .scenario()
+                .units
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != unit)
+                .all(|(i, o)| {
+                    world.units[i]
+                        .models
+                        .iter()
+                        .all(|q| !overlaps(p, u.radius(), q.centre, o.radius()))
+                })
+    })
+}

@@ -1,0 +1,95 @@
+//! Rally (seed 003): one Resolve test per missing model; each success restores a model within
+//! 2" of a model alive when the use began. Doubled by Call of the Masters, use 2 sees the
+//! models use 1 restored.
+
+use super::geometry::within;
+use super::placement::{self, Surroundings};
+use super::plan::Plan;
+use super::world::{Layout, Model, World};
+use rand::Rng;
+
+/// Whether any model of `unit` is within 1" of an enemy model.
+pub fn enemy_within_1(plan: &Plan, world: &mut World, unit: usize) -> bool {
+    if world.pristine && plan.fast_paths() {
+        return plan.enemy_within_1_at_start(unit);
+    }
+    world.materialize(plan);
+    world.gather_bases(plan, unit);
+    let r = plan.scenario().units[unit].radius();
+    world.units[unit].models.iter().any(|m| {
+        world
+            .enemies
+            .iter()
+            .any(|e| within(m.centre, r, e.centre, e.radius, 1.0))
+    })
+}
+
+/// Resolves `uses` uses of Rally.
+pub fn resolve<R: Rng>(plan: &Plan, world: &mut World, unit: usize, uses: u32, rng: &mut R) {
+    if world.pristine && plan.fast_paths() {
+        from_start(plan, world, unit, uses, rng);
+    } else {
+        for _ in 0..uses {
+            one_use(plan, world, unit, rng);
+        }
+    }
+}
+
+/// The fast path: from the starting layout, placements are the precomputed spots, so a use is
+/// one draw and a `min`. Draws exactly what [`one_use`] draws.
+fn from_start<R: Rng>(plan: &Plan, world: &mut World, unit: usize, uses: u32, rng: &mut R) {
+    let size = plan.scenario().units[unit].size;
+    let start = world.units[unit].alive;
+    let spots = plan.rally_spots(unit);
+    let successes = plan.resolve_count(unit, size - start).sample(rng);
+    let first = successes.min(spots.first().len() as u32);
+    let mut second = 0;
+    if uses == 2 {
+        let successes = plan.resolve_count(unit, size - start - first).sample(rng);
+        let after = plan.second_rally_spots(unit, first as usize);
+        second = successes.min(after.len() as u32);
+    }
+    let restored = first + second;
+    if restored > 0 {
+        let state = &mut world.units[unit];
+        state.alive += restored;
+        state.restored += restored;
+        state.layout = Layout::Rallied { first, second };
+        world.pristine = false;
+    }
+}
+
+/// One use of Rally on any layout.
+fn one_use<R: Rng>(plan: &Plan, world: &mut World, unit: usize, rng: &mut R) {
+    let u = &plan.scenario().units[unit];
+    let missing = u.size - world.units[unit].alive;
+    let successes = plan.resolve_count(unit, missing).sample(rng);
+    if successes == 0 {
+        return;
+    }
+    world.materialize(plan);
+    world.gather_bases(plan, unit);
+    let anchors: Vec<_> = world.units[unit].models.iter().map(|m| m.centre).collect();
+    let around = Surroundings {
+        field: &plan.scenario().battlefield,
+        bases: &world.bases,
+        enemies: &world.enemies,
+    };
+    let placed = placement::place(
+        &around,
+        &anchors,
+        u.radius(),
+        successes as usize,
+        plan.scenario().options.rally_chain,
+    );
+    if placed.is_empty() {
+        return;
+    }
+    let state = &mut world.units[unit];
+    state
+        .models
+        .extend(placed.iter().map(|&centre| Model { centre, hp: u.hp }));
+    state.alive += placed.len() as u32;
+    state.restored += placed.len() as u32;
+    world.pristine = false;
+}

@@ -1,0 +1,99 @@
+//! Helpers shared by the statistical tests: compile a scenario text, run it, read a metric,
+//! and compare a histogram with an exact pmf within 5 standard errors and by chi-square.
+#![allow(dead_code)]
+
+use rollcall::engine::{self, Gathered, Monitor, RunSpec, Shard, Trial};
+use rollcall::rules::Plan;
+use rollcall::scenario;
+use rollcall::stats::{chi_square, Histogram};
+
+pub const TRIALS: u64 = 400_000;
+
+pub fn plan(text: &str, general: bool) -> Plan {
+    let set = scenario::parse(text, "test.toml", &[]).expect("test scenario is valid");
+    let plan = Plan::compile(&set.variants[0].scenario).expect("test scenario compiles");
+    if general {
+        plan.force_general_path()
+    } else {
+        plan
+    }
+}
+
+pub fn gather(plan: &Plan, trials: u64, seed: u64, threads: usize) -> Gathered {
+    let spec = RunSpec {
+        trials,
+        seed,
+        threads,
+        shard: Shard::WHOLE,
+        precision: None,
+    };
+    engine::run(plan, &spec, &Monitor::default())
+        .expect("engine runs")
+        .gathered
+}
+
+pub fn metric<'a>(plan: &Plan, g: &'a Gathered, name: &str) -> &'a Histogram {
+    let i = plan
+        .metrics()
+        .iter()
+        .position(|m| m.name == name)
+        .unwrap_or_else(|| panic!("no metric {name}"));
+    &g.metrics[i]
+}
+
+/// C(n, k) p^k (1-p)^(n-k), from the formula (not from the simulator's tables).
+pub fn binomial_pmf(n: u32, p: f64) -> Vec<(i64, f64)> {
+    let choose = |k: u32| -> f64 { (0..k).map(|i| (n - i) as f64 / (i + 1) as f64).product() };
+    (0..=n)
+        .map(|k| {
+            (
+                k as i64,
+                choose(k) * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32),
+            )
+        })
+        .collect()
+}
+
+/// Checks a histogram against a pmf: chi-square p-value above 1e-6 (a 5-sigma-like bar), and
+/// each probability within 5 standard errors sqrt(p(1-p)/n).
+pub fn assert_fits(h: &Histogram, pmf: &[(i64, f64)], what: &str) {
+    let n = h.total() as f64;
+    for &(v, p) in pmf {
+        let observed = h.count(v) as f64 / n;
+        let se = (p * (1.0 - p) / n).sqrt().max(1.0 / n);
+        assert!(
+            (observed - p).abs() <= 5.0 * se,
+            "{what}: P({v}) observed {observed}, expected {p} (5 se = {})",
+            5.0 * se
+        );
+    }
+    let fit = chi_square(h, pmf);
+    assert!(
+        fit.p_value > 1e-6,
+        "{what}: chi-square {} on {} df, p = {}",
+        fit.statistic,
+        fit.degrees_of_freedom,
+        fit.p_value
+    );
+}
+
+/// Asserts that the fraction of trials where `pred(value)` holds is within 5 standard errors
+/// of `p`.
+pub fn assert_probability(h: &Histogram, pred: impl Fn(i64) -> bool, p: f64, what: &str) {
+    let n = h.total() as f64;
+    let hits: u64 = h.iter().filter(|&(v, _)| pred(v)).map(|(_, c)| c).sum();
+    let observed = hits as f64 / n;
+    let se = (p * (1.0 - p) / n).sqrt().max(1.0 / n);
+    assert!(
+        (observed - p).abs() <= 5.0 * se,
+        "{what}: observed {observed}, expected {p} (5 se = {})",
+        5.0 * se
+    );
+}
+
+/// The single value every trial gave, or a panic naming the metric.
+pub fn constant(h: &Histogram, what: &str) -> i64 {
+    let cells: Vec<(i64, u64)> = h.iter().collect();
+    assert_eq!(cells.len(), 1, "{what} varies: {cells:?}");
+    cells[0].0
+}
