@@ -102,13 +102,13 @@ pub fn scenario_files(files: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
 /// A scenario compiled for the engine: a battle of units and commands, or a card game.
 pub enum Compiled {
     Battle(Box<Plan>),
-    Cards(CardPlan),
+    Cards(Box<CardPlan>),
 }
 
 impl Compiled {
     pub fn compile(scenario: &Scenario) -> Result<Compiled, PlanError> {
         match &scenario.cards {
-            Some(game) => Ok(Compiled::Cards(CardPlan::compile(game))),
+            Some(game) => Ok(Compiled::Cards(Box::new(CardPlan::compile(game)))),
             None => Plan::compile(scenario).map(|p| Compiled::Battle(Box::new(p))),
         }
     }
@@ -133,7 +133,7 @@ impl Compiled {
         }
         match self {
             Compiled::Battle(plan) => go(plan.as_ref(), params, spec, monitor),
-            Compiled::Cards(plan) => go(plan, params, spec, monitor),
+            Compiled::Cards(plan) => go(plan.as_ref(), params, spec, monitor),
         }
     }
 }
