@@ -42,14 +42,35 @@ pub fn place(
     count: usize,
     chain: bool,
 ) -> Vec<Point> {
-    let mut anchors = anchors.to_vec();
-    let mut placed: Vec<Point> = Vec::with_capacity(count);
+    let mut placed = Vec::with_capacity(count);
+    place_into(
+        around,
+        &mut anchors.to_vec(),
+        radius,
+        count,
+        chain,
+        &mut placed,
+    );
+    placed
+}
+
+/// [`place`] with caller-owned buffers, so a trial's hot path does not allocate: `anchors`
+/// may grow (with `chain`), and the spots are appended to `placed` (cleared first).
+pub fn place_into(
+    around: &Surroundings<'_>,
+    anchors: &mut Vec<Point>,
+    radius: f64,
+    count: usize,
+    chain: bool,
+    placed: &mut Vec<Point>,
+) {
+    placed.clear();
     let per_anchor = RING_GAPS.len() * ANGLES;
     let mut cursor = 0;
     while placed.len() < count && cursor < anchors.len() * per_anchor {
         let candidate = candidate(anchors[cursor / per_anchor], radius, cursor % per_anchor);
         cursor += 1;
-        if legal(around, &placed, candidate, radius) {
+        if legal(around, placed, candidate, radius) {
             placed.push(candidate);
             if chain {
                 anchors.push(candidate);
@@ -57,7 +78,6 @@ pub fn place(
             // The spot just taken is now illegal, so resuming after it loses nothing.
         }
     }
-    placed
 }
 
 fn candidate(anchor: Point, radius: f64, index: usize) -> Point {

@@ -69,23 +69,34 @@ fn one_use<R: Rng>(plan: &Plan, world: &mut World, unit: usize, rng: &mut R) {
     }
     world.materialize(plan);
     world.gather_bases(plan, unit);
-    let anchors: Vec<_> = world.units[unit].models.iter().map(|m| m.centre).collect();
+    let World {
+        units,
+        bases,
+        enemies,
+        anchors,
+        placed,
+        ..
+    } = world;
+    anchors.clear();
+    anchors.extend(units[unit].models.iter().map(|m| m.centre));
     let around = Surroundings {
         field: &plan.scenario().battlefield,
-        bases: &world.bases,
-        enemies: &world.enemies,
+        bases,
+        enemies,
     };
-    let placed = placement::place(
+    let chain = plan.scenario().options.rally_chain;
+    placement::place_into(
         &around,
-        &anchors,
+        anchors,
         u.radius(),
         successes as usize,
-        plan.scenario().options.rally_chain,
+        chain,
+        placed,
     );
     if placed.is_empty() {
         return;
     }
-    let state = &mut world.units[unit];
+    let state = &mut units[unit];
     state
         .models
         .extend(placed.iter().map(|&centre| Model { centre, hp: u.hp }));

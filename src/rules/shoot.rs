@@ -5,7 +5,7 @@
 //! Hits and saves are each one draw of a success count (one random word), in that order: hits
 //! first, then saves when the target has a defense test.
 
-use super::geometry::{edge_distance, EPS};
+use super::geometry::EPS;
 use super::plan::{Plan, SAVE_DEFENDING, SAVE_NORMAL};
 use super::world::World;
 use rand::Rng;
@@ -107,26 +107,23 @@ fn wound(plan: &Plan, world: &mut World, shooter: usize, target: usize, damage: 
     world.units[target].alive > 0
 }
 
-/// The model a wound goes to: a damaged model first, else the one nearest the shooter (edge to
-/// edge to the shooter's closest model; ties: the first in order).
+/// The model a wound goes to: a damaged model first, else the one nearest the shooter (to the
+/// shooter's closest model; ties: the first in order). Bases within a unit are all alike, so
+/// the nearest by edge distance is the nearest by centre distance, and squares will do.
 fn victim(plan: &Plan, world: &World, shooter: usize, target: usize) -> Option<usize> {
-    let t = &plan.scenario().units[target];
+    let full = plan.scenario().units[target].hp;
     let models = &world.units[target].models;
-    if let Some(i) = models.iter().position(|m| m.hp < t.hp) {
+    if let Some(i) = models.iter().position(|m| m.hp < full) {
         return Some(i);
     }
-    let s = &plan.scenario().units[shooter];
     let shooters = &world.units[shooter].models;
-    let distance = |centre| {
-        shooters
-            .iter()
-            .map(|m| edge_distance(centre, t.radius(), m.centre, s.radius()))
-            .fold(f64::INFINITY, f64::min)
-    };
     let mut best: Option<(f64, usize)> = None;
     for (i, m) in models.iter().enumerate() {
-        let d = distance(m.centre);
-        if best.is_none_or(|(b, _)| d < b - EPS) {
+        let d = shooters
+            .iter()
+            .map(|s| m.centre.distance_squared(s.centre))
+            .fold(f64::INFINITY, f64::min);
+        if best.is_none_or(|(b, _)| d < b) {
             best = Some((d, i));
         }
     }

@@ -76,6 +76,8 @@ pub struct World {
     /// Reused buffers for geometry queries, so the slow path allocates only while warming up.
     pub(crate) bases: Vec<Base>,
     pub(crate) enemies: Vec<Base>,
+    pub(crate) anchors: Vec<Point>,
+    pub(crate) placed: Vec<Point>,
 }
 
 impl World {
@@ -102,6 +104,8 @@ impl World {
             round: 1,
             bases: Vec::new(),
             enemies: Vec::new(),
+            anchors: Vec::new(),
+            placed: Vec::new(),
         }
     }
 
