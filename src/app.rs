@@ -1,9 +1,12 @@
-//! The commands a user runs (`run`, `check`), tying scenario, rules, engine and output
-//! together. The binary only parses flags and reports what this returns.
+//! The commands a user runs (`run`, `exact`, `check`, `merge`), tying scenario, rules,
+//! engine, exact engine and output together. The binary only parses flags and reports what this returns.
 
 use crate::cards::CardPlan;
 use crate::engine::{self, Gathered, Monitor, RunSpec, Shard, Trial, CHUNK_SIZE};
-use crate::output::{self, partial, Comparison, MetricReport, Report, RunMeta, VariantReport};
+use crate::exact::{self, Refusal};
+use crate::output::{
+    self, partial, Comparison, MetricReport, Report, RunMeta, Tables, VariantReport,
+};
 use crate::rules::{Plan, PlanError};
 use crate::scenario::{self, Scenario, ScenarioError, ScenarioSet, Setting};
 use std::path::{Path, PathBuf};
@@ -35,6 +38,8 @@ pub enum Error {
     Engine(#[from] engine::EngineError),
     #[error(transparent)]
     Merge(#[from] output::partial::MergeError),
+    #[error("{file}: no exact distribution: {source}")]
+    Exact { file: String, source: Refusal },
 }
 
 impl Error {
@@ -50,15 +55,34 @@ pub enum Status {
     Complete,
     /// Stopped by Ctrl-C; what was gathered was written, marked incomplete.
     Interrupted,
+    /// `--validate`: some metric's simulation disagrees with its exact distribution.
+    ValidationFailed,
 }
 
 impl Status {
     pub fn exit_code(self) -> i32 {
         match self {
             Status::Complete => 0,
+            Status::ValidationFailed => 1,
             Status::Interrupted => 130,
         }
     }
+}
+
+/// A line for the user: `Info` (progress, summaries; hidden by `--quiet`) or `Failure` (a
+/// validation failure, always shown).
+#[derive(Debug, Clone, Copy)]
+pub enum Note<'a> {
+    Info(&'a str),
+    Failure(&'a str),
+}
+
+/// `rollcall exact` options.
+#[derive(Debug, Clone)]
+pub struct ExactOptions {
+    pub file: PathBuf,
+    pub out: Option<PathBuf>,
+    pub settings: Vec<Setting>,
 }
 
 /// `rollcall run` options, already typed.
@@ -74,6 +98,8 @@ pub struct RunOptions {
     /// Run one shard and write a partial-results file instead of the tables.
     pub shard: Option<Shard>,
     pub quiet: bool,
+    /// Also write validation.csv against the exact engine, where it applies.
+    pub validate: bool,
 }
 
 /// The scenario files a command works on: those named, or every `configs/*.toml`.
@@ -190,7 +216,12 @@ fn settings_with_flags(opts: &RunOptions) -> Vec<Setting> {
 }
 
 /// `rollcall run`: validates every file first, then runs them in turn.
-pub fn run(opts: &RunOptions, log: &mut dyn FnMut(&str)) -> Result<Status, Error> {
+pub fn run(opts: &RunOptions, log: &mut dyn FnMut(Note<'_>)) -> Result<Status, Error> {
+    if opts.shard.is_some() && opts.validate {
+        return Err(Error::Usage(
+            "--validate cannot be combined with --shard: a shard writes no tables; validate the merged run instead".into(),
+        ));
+    }
     if opts.shard.is_some() && opts.precision.is_some() {
         return Err(Error::Usage(
             "--precision cannot be combined with --shard: where a run stops would depend on the other shards".into(),
@@ -220,13 +251,16 @@ pub fn run(opts: &RunOptions, log: &mut dyn FnMut(&str)) -> Result<Status, Error
             )));
         }
     }
+    let mut result = Status::Complete;
     for ((set, plans), dir) in prepared.iter().zip(&dirs) {
         let status = run_one(opts, set, plans, dir, log)?;
-        if status == Status::Interrupted {
-            return Ok(status);
+        match status {
+            Status::Interrupted => return Ok(status),
+            Status::ValidationFailed => result = status,
+            Status::Complete => {}
         }
     }
-    Ok(Status::Complete)
+    Ok(result)
 }
 
 fn run_one(
@@ -234,7 +268,7 @@ fn run_one(
     set: &ScenarioSet,
     plans: &[Compiled],
     dir: &Path,
-    log: &mut dyn FnMut(&str),
+    log: &mut dyn FnMut(Note<'_>),
 ) -> Result<Status, Error> {
     let spec = RunSpec {
         trials: set.trials(),
@@ -286,7 +320,7 @@ fn run_one(
         },
         complete,
     };
-    let written = match opts.shard {
+    let (written, to_validate) = match opts.shard {
         Some(shard) => {
             let body = partial::PartBody {
                 format: partial::FORMAT.into(),
@@ -312,11 +346,11 @@ fn run_one(
                     path: path.clone(),
                     source,
                 })?;
-            path
+            (path, None)
         }
-        None => write_tables(dir, &report, &meta)?,
+        None => (write_tables(dir, &report, &meta)?, Some(report)),
     };
-    log(&format!(
+    log(Note::Info(&format!(
         "{}: {} trials in {:.2} s ({:.1} M trials/s){} -> {}",
         set.name,
         played,
@@ -324,20 +358,141 @@ fn run_one(
         meta.trials_per_second / 1e6,
         if complete { "" } else { ", interrupted" },
         written.display()
-    ));
-    Ok(if complete {
+    )));
+    if !complete {
+        return Ok(Status::Interrupted);
+    }
+    if let Some(report) = to_validate.filter(|_| opts.validate) {
+        return validate(set, plans, &report, dir, log);
+    }
+    Ok(Status::Complete)
+}
+
+/// `run --validate`: checks a finished run against the exact engine, where it applies, and
+/// writes validation.csv next to the tables.
+fn validate(
+    set: &ScenarioSet,
+    plans: &[Compiled],
+    report: &Report,
+    dir: &Path,
+    log: &mut dyn FnMut(Note<'_>),
+) -> Result<Status, Error> {
+    let battle: Vec<Option<&Plan>> = plans
+        .iter()
+        .map(|p| match p {
+            Compiled::Battle(plan) => Some(plan.as_ref()),
+            Compiled::Cards(_) => None,
+        })
+        .collect();
+    let exact = match exact::report(set, &battle) {
+        Ok(exact) => exact,
+        Err(refusal) => {
+            log(Note::Info(&format!(
+                "{}: not validated, the exact engine does not apply: {refusal}",
+                set.name
+            )));
+            return Ok(Status::Complete);
+        }
+    };
+    let rows = exact::validate::compare(&exact, report);
+    let path = dir.join("validation.csv");
+    output::write_atomic(
+        &path,
+        &output::tables::validation_csv(&set.name, &set.param_names, &rows),
+    )
+    .map_err(|source| Error::Write {
+        path: path.clone(),
+        source,
+    })?;
+    let failed: Vec<_> = rows.iter().filter(|r| !r.pass).collect();
+    for r in &failed {
+        let at: Vec<String> = set
+            .param_names
+            .iter()
+            .zip(&r.params)
+            .map(|(k, v)| format!("{k}={v}"))
+            .chain((!r.choice.is_empty()).then(|| format!("choice {}", r.choice)))
+            .collect();
+        log(Note::Failure(&format!(
+            "{}: validation FAILED for {}{}: exact mean {}, simulated {}, z = {:.2}, chi-square p = {:.3e}",
+            set.name,
+            r.metric,
+            if at.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", at.join(", "))
+            },
+            r.exact_mean,
+            r.mc_mean,
+            r.z,
+            r.p_value
+        )));
+    }
+    log(Note::Info(&format!(
+        "{}: validated {} metric(s) against the exact engine, {} failed -> {}",
+        set.name,
+        rows.len(),
+        failed.len(),
+        path.display()
+    )));
+    Ok(if failed.is_empty() {
         Status::Complete
     } else {
-        Status::Interrupted
+        Status::ValidationFailed
     })
 }
 
-/// Writes the tables (plus a card game's orderings.csv) and run.json; returns the folder.
+/// `rollcall exact`: the exact distribution of every metric, written as summary.csv and
+/// distribution.csv with `method = exact`, plus run.json. Refuses (exit 2) what it cannot
+/// compute, naming the step and why.
+pub fn exact(opts: &ExactOptions) -> Result<PathBuf, Error> {
+    let set = scenario::load(&opts.file, &opts.settings)?;
+    let start = Instant::now();
+    let report = exact::report(&set, &[]).map_err(|source| Error::Exact {
+        file: set.file.clone(),
+        source,
+    })?;
+    let wall = start.elapsed().as_secs_f64();
+    let dir = opts
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new(RESULTS_DIR).join(&set.name));
+    let meta = RunMeta {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        scenario: set.name.clone(),
+        scenario_hash: format!("{:016x}", set.hash),
+        method: "exact".into(),
+        seed: set.seed(),
+        trials_requested: 0,
+        sweep_points: set.variants.len(),
+        trials_played: 0,
+        chunk_size: 0,
+        threads: 1,
+        shard: "0/1".into(),
+        wall_seconds: wall,
+        trials_per_second: 0.0,
+        complete: true,
+    };
+    write_files(&dir, &report, &meta, Vec::new())
+}
+
+/// Writes a simulated run's tables (plus a card game's orderings.csv) and run.json; returns
+/// the folder.
 fn write_tables(dir: &Path, report: &Report, meta: &RunMeta) -> Result<PathBuf, Error> {
     let extra: Vec<(&str, Vec<u8>)> = crate::cards::orderings_csv(report)
         .map(|t| ("orderings.csv", t))
         .into_iter()
         .collect();
+    write_files(dir, report, meta, extra)
+}
+
+/// Writes the tables of any report, `extra` tables and run.json; returns the folder.
+fn write_files(
+    dir: &Path,
+    report: &impl Tables,
+    meta: &RunMeta,
+    extra: Vec<(&str, Vec<u8>)>,
+) -> Result<PathBuf, Error> {
     output::write_run(dir, report, meta, extra).map_err(|source| Error::Write {
         path: dir.to_path_buf(),
         source,

@@ -1,7 +1,7 @@
 //! Command-line flags, parsed by clap into the typed options of [`crate::app`].
 //! No rules here: only spelling, ranges and defaults of flags.
 
-use crate::app::RunOptions;
+use crate::app::{ExactOptions, RunOptions};
 use crate::engine::Shard;
 use crate::scenario::{parse_count, parse_setting, Setting};
 use clap::{Parser, Subcommand};
@@ -23,6 +23,10 @@ pub enum CommandLine {
     /// Run scenarios and write summary.csv, distribution.csv (compare.csv) and run.json.
     /// With no FILE, runs every configs/*.toml.
     Run(RunArgs),
+    /// Compute the exact distribution of every metric by dynamic programming (dice-only
+    /// scenarios with a small enough state space) and write summary.csv and distribution.csv
+    /// with method = exact.
+    Exact(ExactArgs),
     /// Merge the partial results of a sharded run into the tables a single run writes.
     Merge {
         /// Partial-results files, or folders holding them (shard-*.json).
@@ -68,6 +72,32 @@ pub struct RunArgs {
     /// No progress bar and no summary line.
     #[arg(long)]
     pub quiet: bool,
+    /// Where the exact engine applies, also write validation.csv (exact vs simulated mean,
+    /// z-score, chi-square p-value per metric); exit 1 if any metric fails.
+    #[arg(long)]
+    pub validate: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExactArgs {
+    /// Scenario file.
+    pub file: PathBuf,
+    /// Output folder (default: results/<scenario>/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Override any key before validation, e.g. --set unit.wardens.alive=4.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = setting)]
+    pub settings: Vec<Setting>,
+}
+
+impl ExactArgs {
+    pub fn into_options(self) -> ExactOptions {
+        ExactOptions {
+            file: self.file,
+            out: self.out,
+            settings: self.settings,
+        }
+    }
 }
 
 impl RunArgs {
@@ -83,6 +113,7 @@ impl RunArgs {
             precision: self.precision,
             shard: self.shard,
             quiet: self.quiet,
+            validate: self.validate,
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod cards;
 pub mod cli;
 pub mod dice;
 pub mod engine;
+pub mod exact;
 pub mod output;
 pub mod progress;
 pub mod rules;

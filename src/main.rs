@@ -1,5 +1,6 @@
 //! The `rollcall` binary: parse flags, call the library, report, exit.
-//! Exit status: 0 done, 1 internal failure, 2 bad input, 130 interrupted.
+//! Exit status: 0 done, 1 validation failed (`run --validate`), 2 bad input or a scenario the
+//! exact engine refuses, 130 interrupted.
 
 use clap::Parser;
 use rollcall::app;
@@ -18,16 +19,23 @@ fn main() {
                     std::process::exit(130);
                 }
             });
-            let mut log = |line: &str| {
-                if !quiet {
-                    eprintln!("{line}");
-                }
+            let mut log = |note: app::Note<'_>| match note {
+                app::Note::Info(line) if !quiet => eprintln!("{line}"),
+                app::Note::Info(_) => {}
+                app::Note::Failure(line) => eprintln!("{line}"),
             };
             match app::run(&opts, &mut log) {
                 Ok(status) => status.exit_code(),
                 Err(e) => report(&e),
             }
         }
+        CommandLine::Exact(args) => match app::exact(&args.into_options()) {
+            Ok(dir) => {
+                eprintln!("exact -> {}", dir.display());
+                0
+            }
+            Err(e) => report(&e),
+        },
         CommandLine::Merge { parts, out } => match app::merge(&parts, &out) {
             Ok(dir) => {
                 eprintln!("merged -> {}", dir.display());

@@ -1,58 +1,64 @@
 //! The card game of seed 001: card data, resolution order, latency queue, listeners.
-//! (Being written: the validated game and its plan are placeholders until then.)
+//!
+//! - [`data`]: card definitions and the validated [`CardGame`] (indices, kind bit masks).
+//! - `load`: the `[cards]` section and card-set files -> [`CardGame`]; every check and
+//!   message lives there.
+//! - [`zones`]: hands, lazily shuffled decks, discard piles, and drawing from them.
+//! - [`resolve`]: one turn as a pure function of (game, table, plays, initiative, rng),
+//!   reporting [`resolve::Event`]s: the rules themselves.
+//! - [`plan`]: the [`CardPlan`] the engine plays (metric layout, arms, one game per trial).
+//! - [`orderings`]: enumerated plays, arm labels and `orderings.csv`.
+//!
+//! The rules decisions where the seed and the SPEC are silent are listed in the module
+//! documentation of [`resolve`] and in the README.
 
-use crate::engine::{MetricName, Trial};
+pub mod data;
+mod load;
+pub mod orderings;
+pub mod plan;
+pub mod resolve;
+pub mod zones;
+
+pub use data::{CardGame, CardIx, Choose, Effect, Initiative, KindSet, Plays, Zone};
+pub use plan::{CardPlan, GameLog, TurnLog};
+pub use resolve::{Event, Origin};
+
 use crate::scenario::ScenarioError;
-use rand::Rng;
 
-/// A validated `[cards]` section.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CardGame {}
-
-/// Validates a scenario's `[cards]` section; `file` is the scenario file's path (card-set
-/// paths are relative to its folder).
-pub fn validate(file: &str, _cards: &toml::Value) -> Result<CardGame, ScenarioError> {
-    Err(ScenarioError::Invalid {
-        file: file.to_string(),
-        key: "cards".into(),
-        problem: "card-game scenarios are not supported by this version of rollcall yet".into(),
-    })
-}
-
-/// A card game compiled for play.
-pub struct CardPlan {
-    metrics: Vec<MetricName>,
-}
-
-impl CardPlan {
-    pub fn compile(_game: &CardGame) -> CardPlan {
-        CardPlan {
-            metrics: Vec::new(),
-        }
-    }
-}
-
-impl Trial for CardPlan {
-    type Scratch = ();
-
-    fn metrics(&self) -> &[MetricName] {
-        &self.metrics
-    }
-
-    fn arms(&self) -> usize {
-        1
-    }
-
-    fn pairs(&self) -> &[(usize, usize)] {
-        &[]
-    }
-
-    fn scratch(&self) {}
-
-    fn play<R: Rng>(&self, _arm: usize, _: &mut (), _rng: &mut R, _out: &mut [i64]) {}
+/// Validates a scenario's `[cards]` section; `file` is the scenario file's path as the user
+/// named it (a card-set path `set = "..."` is relative to its folder).
+///
+/// Errors name the file (the set file's own path for errors inside it), the key path, the bad
+/// value and what is allowed; TOML syntax errors in a set file carry its line and column.
+/// `options.listeners.persist` is not part of `[cards]`: the caller applies it with
+/// [`CardGame::with_listeners_persist`].
+pub fn validate(file: &str, cards: &toml::Value) -> Result<CardGame, ScenarioError> {
+    load::game(file, cards)
 }
 
 /// `orderings.csv` for scenarios whose players enumerate their orderings; `None` otherwise.
-pub fn orderings_csv(_report: &crate::output::Report) -> Option<Vec<u8>> {
-    None
+pub fn orderings_csv(report: &crate::output::Report) -> Option<Vec<u8>> {
+    orderings::orderings_csv(report)
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Games from inline TOML, for the unit tests.
+    use super::*;
+
+    /// The `[cards]` table of `text` (a whole scenario's worth of `[cards...]` keys),
+    /// validated as if from `configs/test.toml`.
+    pub fn game(text: &str) -> Result<CardGame, ScenarioError> {
+        let value: toml::Table = toml::from_str(text).expect("test TOML parses");
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/test.toml");
+        validate(file, &value["cards"])
+    }
+
+    /// The problem text of a validation error.
+    pub fn error(text: &str) -> String {
+        match game(text) {
+            Ok(_) => panic!("expected an error from\n{text}"),
+            Err(e) => e.to_string(),
+        }
+    }
 }

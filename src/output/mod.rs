@@ -6,7 +6,10 @@ pub mod partial;
 pub mod tables;
 
 pub use atomic::write_atomic;
-pub use tables::{Comparison, MetricReport, Report, VariantReport};
+pub use tables::{
+    Comparison, Distribution, ExactMetric, ExactReport, ExactVariant, MetricReport, Report, Tables,
+    ValidationRow, VariantReport,
+};
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -38,7 +41,7 @@ pub struct RunMeta {
 /// `extra` holds further tables (name, bytes) laid out by the caller.
 pub fn write_run(
     dir: &Path,
-    report: &Report,
+    report: &impl Tables,
     meta: &RunMeta,
     extra: Vec<(&str, Vec<u8>)>,
 ) -> std::io::Result<Vec<PathBuf>> {
@@ -46,7 +49,7 @@ pub fn write_run(
         ("summary.csv", tables::summary_csv(report)),
         ("distribution.csv", tables::distribution_csv(report)),
     ];
-    if let Some(compare) = tables::compare_csv(report) {
+    if let Some(compare) = report.compare_table() {
         files.push(("compare.csv", compare));
     }
     files.extend(extra);

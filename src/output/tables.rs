@@ -1,8 +1,11 @@
 //! The CSV tables: `summary.csv`, `distribution.csv` and `compare.csv`.
 //!
-//! A [`Report`] holds what a run found; these functions only lay it out. Floats are written
-//! with Rust's shortest round-trip formatting, so equal results give equal bytes.
+//! A [`Report`] holds what a Monte Carlo run found, an [`ExactReport`] what the exact engine
+//! computed; both lay their metrics out through [`Tables`], so each table has one writer.
+//! Floats are written with Rust's shortest round-trip formatting, so equal results give equal
+//! bytes.
 
+use crate::exact::pmf;
 use crate::stats::{distribution, Histogram, Summary};
 
 /// What a run found for one scenario file: one entry per sweep point.
@@ -39,7 +42,173 @@ pub struct Comparison {
     pub differences: Histogram,
 }
 
-const METHOD: &str = "monte_carlo";
+/// What the exact engine computed for one scenario file: one entry per sweep point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExactReport {
+    pub scenario: String,
+    pub param_names: Vec<String>,
+    pub variants: Vec<ExactVariant>,
+}
+
+/// One sweep point's exact distributions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExactVariant {
+    pub params: Vec<String>,
+    pub metrics: Vec<ExactMetric>,
+}
+
+/// One metric's exact pmf: `(value, probability)`, ascending by value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExactMetric {
+    pub choice: String,
+    pub metric: String,
+    pub pmf: Vec<(i64, f64)>,
+}
+
+/// One metric's distribution as the tables see it.
+#[derive(Debug, Clone, Copy)]
+pub enum Distribution<'a> {
+    /// Counted over simulated trials: `method = monte_carlo`.
+    Sampled(&'a Histogram),
+    /// Computed exactly: `method = exact`, no trial count.
+    Exact(&'a [(i64, f64)]),
+}
+
+/// One metric of one sweep point, with its place in the tables.
+pub struct Row<'a> {
+    pub params: &'a [String],
+    pub choice: &'a str,
+    pub metric: &'a str,
+    pub distribution: Distribution<'a>,
+}
+
+/// What summary.csv and distribution.csv are written from.
+pub trait Tables {
+    fn scenario(&self) -> &str;
+    fn param_names(&self) -> &[String];
+    /// Every metric of every sweep point, in output order.
+    fn rows(&self) -> Vec<Row<'_>>;
+    /// compare.csv, when the report has comparisons.
+    fn compare_table(&self) -> Option<Vec<u8>> {
+        None
+    }
+}
+
+impl Tables for Report {
+    fn scenario(&self) -> &str {
+        &self.scenario
+    }
+    fn param_names(&self) -> &[String] {
+        &self.param_names
+    }
+    fn rows(&self) -> Vec<Row<'_>> {
+        self.variants
+            .iter()
+            .flat_map(|v| {
+                v.metrics.iter().map(move |m| Row {
+                    params: &v.params,
+                    choice: &m.choice,
+                    metric: &m.metric,
+                    distribution: Distribution::Sampled(&m.histogram),
+                })
+            })
+            .collect()
+    }
+    fn compare_table(&self) -> Option<Vec<u8>> {
+        compare_csv(self)
+    }
+}
+
+impl Tables for ExactReport {
+    fn scenario(&self) -> &str {
+        &self.scenario
+    }
+    fn param_names(&self) -> &[String] {
+        &self.param_names
+    }
+    fn rows(&self) -> Vec<Row<'_>> {
+        self.variants
+            .iter()
+            .flat_map(|v| {
+                v.metrics.iter().map(move |m| Row {
+                    params: &v.params,
+                    choice: &m.choice,
+                    metric: &m.metric,
+                    distribution: Distribution::Exact(&m.pmf),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The columns of summary.csv after `metric`, for one distribution (`None` when empty).
+/// Exact: trials empty, `std_error` 0 (an exact mean has no sampling error) and the interval
+/// collapsed onto the mean; the variance is the distribution's own (population) variance.
+fn summary_fields(d: Distribution<'_>) -> Option<[String; 10]> {
+    Some(match d {
+        Distribution::Sampled(h) => {
+            let s = Summary::from_histogram(h)?;
+            [
+                "monte_carlo".to_string(),
+                s.trials.to_string(),
+                s.mean.to_string(),
+                s.variance.to_string(),
+                s.std_dev.to_string(),
+                s.std_error.to_string(),
+                s.ci95_low.to_string(),
+                s.ci95_high.to_string(),
+                s.min.to_string(),
+                s.max.to_string(),
+            ]
+        }
+        Distribution::Exact(p) => {
+            let m = pmf::moments(p)?;
+            [
+                "exact".to_string(),
+                String::new(),
+                m.mean.to_string(),
+                m.variance.to_string(),
+                m.variance.sqrt().to_string(),
+                "0".to_string(),
+                m.mean.to_string(),
+                m.mean.to_string(),
+                m.min.to_string(),
+                m.max.to_string(),
+            ]
+        }
+    })
+}
+
+/// The rows of distribution.csv after `metric`: method, value, count, probability, at_least.
+fn distribution_fields(d: Distribution<'_>) -> Vec<[String; 5]> {
+    match d {
+        Distribution::Sampled(h) => distribution(h)
+            .into_iter()
+            .map(|r| {
+                [
+                    "monte_carlo".to_string(),
+                    r.value.to_string(),
+                    r.count.to_string(),
+                    r.probability.to_string(),
+                    r.at_least.to_string(),
+                ]
+            })
+            .collect(),
+        Distribution::Exact(p) => p
+            .iter()
+            .zip(pmf::at_least(p))
+            .map(|(&(v, q), at_least)| {
+                [
+                    "exact".to_string(),
+                    v.to_string(),
+                    String::new(),
+                    q.to_string(),
+                    at_least.to_string(),
+                ]
+            })
+            .collect(),
+    }
+}
 
 fn writer() -> csv::Writer<Vec<u8>> {
     csv::WriterBuilder::new()
@@ -67,12 +236,12 @@ fn record(w: &mut csv::Writer<Vec<u8>>, fields: impl IntoIterator<Item = String>
 }
 
 /// `scenario,choice,<params>,metric,method,trials,mean,variance,std_dev,std_error,ci95_low,ci95_high,min,max`
-pub fn summary_csv(report: &Report) -> Vec<u8> {
+pub fn summary_csv(report: &impl Tables) -> Vec<u8> {
     let mut w = writer();
     header(
         &mut w,
         &["scenario", "choice"],
-        &report.param_names,
+        report.param_names(),
         &[
             "metric",
             "method",
@@ -87,42 +256,29 @@ pub fn summary_csv(report: &Report) -> Vec<u8> {
             "max",
         ],
     );
-    for v in &report.variants {
-        for m in &v.metrics {
-            let Some(s) = Summary::from_histogram(&m.histogram) else {
-                continue;
-            };
-            record(
-                &mut w,
-                [report.scenario.clone(), m.choice.clone()]
-                    .into_iter()
-                    .chain(v.params.iter().cloned())
-                    .chain([
-                        m.metric.clone(),
-                        METHOD.to_string(),
-                        s.trials.to_string(),
-                        s.mean.to_string(),
-                        s.variance.to_string(),
-                        s.std_dev.to_string(),
-                        s.std_error.to_string(),
-                        s.ci95_low.to_string(),
-                        s.ci95_high.to_string(),
-                        s.min.to_string(),
-                        s.max.to_string(),
-                    ]),
-            );
-        }
+    for row in report.rows() {
+        let Some(fields) = summary_fields(row.distribution) else {
+            continue;
+        };
+        record(
+            &mut w,
+            [report.scenario().to_string(), row.choice.to_string()]
+                .into_iter()
+                .chain(row.params.iter().cloned())
+                .chain([row.metric.to_string()])
+                .chain(fields),
+        );
     }
     finish(w)
 }
 
 /// `scenario,choice,<params>,metric,method,value,count,probability,at_least`
-pub fn distribution_csv(report: &Report) -> Vec<u8> {
+pub fn distribution_csv(report: &impl Tables) -> Vec<u8> {
     let mut w = writer();
     header(
         &mut w,
         &["scenario", "choice"],
-        &report.param_names,
+        report.param_names(),
         &[
             "metric",
             "method",
@@ -132,25 +288,71 @@ pub fn distribution_csv(report: &Report) -> Vec<u8> {
             "at_least",
         ],
     );
-    for v in &report.variants {
-        for m in &v.metrics {
-            for row in distribution(&m.histogram) {
-                record(
-                    &mut w,
-                    [report.scenario.clone(), m.choice.clone()]
-                        .into_iter()
-                        .chain(v.params.iter().cloned())
-                        .chain([
-                            m.metric.clone(),
-                            METHOD.to_string(),
-                            row.value.to_string(),
-                            row.count.to_string(),
-                            row.probability.to_string(),
-                            row.at_least.to_string(),
-                        ]),
-                );
-            }
+    for row in report.rows() {
+        for fields in distribution_fields(row.distribution) {
+            record(
+                &mut w,
+                [report.scenario().to_string(), row.choice.to_string()]
+                    .into_iter()
+                    .chain(row.params.iter().cloned())
+                    .chain([row.metric.to_string()])
+                    .chain(fields),
+            );
         }
+    }
+    finish(w)
+}
+
+/// One row of validation.csv: a metric's exact and simulated results side by side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidationRow {
+    pub params: Vec<String>,
+    pub choice: String,
+    pub metric: String,
+    pub exact_mean: f64,
+    pub mc_mean: f64,
+    pub z: f64,
+    pub chi_square: f64,
+    pub degrees_of_freedom: u64,
+    pub p_value: f64,
+    pub pass: bool,
+}
+
+/// `scenario,choice,<params>,metric,exact_mean,mc_mean,z,chi_square,df,p_value,result`
+pub fn validation_csv(scenario: &str, param_names: &[String], rows: &[ValidationRow]) -> Vec<u8> {
+    let mut w = writer();
+    header(
+        &mut w,
+        &["scenario", "choice"],
+        param_names,
+        &[
+            "metric",
+            "exact_mean",
+            "mc_mean",
+            "z",
+            "chi_square",
+            "df",
+            "p_value",
+            "result",
+        ],
+    );
+    for r in rows {
+        record(
+            &mut w,
+            [scenario.to_string(), r.choice.clone()]
+                .into_iter()
+                .chain(r.params.iter().cloned())
+                .chain([
+                    r.metric.clone(),
+                    r.exact_mean.to_string(),
+                    r.mc_mean.to_string(),
+                    r.z.to_string(),
+                    r.chi_square.to_string(),
+                    r.degrees_of_freedom.to_string(),
+                    r.p_value.to_string(),
+                    if r.pass { "pass" } else { "fail" }.to_string(),
+                ]),
+        );
     }
     finish(w)
 }

@@ -1,0 +1,111 @@
+//! Throughput of the card game, in turns per second: one random-deck turn (2 cards a side)
+//! played directly, a whole shipped scenario through the engine on 1 and 2 threads, and the
+//! xoshiro256++ word rate measured in the same run as the baseline to read them against.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use rand::Rng;
+use rollcall::cards::CardPlan;
+use rollcall::engine::{self, stream, Monitor, RunSpec, Shard, Trial};
+use std::hint::black_box;
+
+fn plan(text: &str) -> CardPlan {
+    // The set path is relative to the scenario file: parse as if read from configs/.
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/bench.toml");
+    let set = rollcall::scenario::parse(text, file, &[]).expect("bench scenario loads");
+    let game = set.variants[0]
+        .scenario
+        .cards
+        .as_ref()
+        .expect("a card game");
+    CardPlan::compile(game)
+}
+
+/// Random decks, `turns` turns of 2 cards a side; 8 distinct cards per deck.
+fn random_decks(turns: u32) -> String {
+    format!(
+        r#"[scenario]
+name = "bench"
+[cards]
+set = "cards/seed-set.toml"
+cards_per_turn = 2
+turns = {turns}
+initiative = "alternate"
+[cards.players.A]
+plays = "random"
+hand_size = 5
+deck = ["campement", "banniere", "maitrise", "eclair", "eclair", "multitache", "epee",
+        "amulette", "rituel", "priere", "charge", "charge"]
+[cards.players.B]
+plays = "random"
+hand_size = 5
+deck = ["obesite", "blaspheme", "bouclier", "amelioration", "brume", "eclair", "rituel",
+        "rituel", "charge", "epee", "epee", "brume"]
+"#
+    )
+}
+
+fn baseline(c: &mut Criterion) {
+    let mut g = c.benchmark_group("baseline");
+    const N: u64 = 1 << 20;
+    g.throughput(Throughput::Elements(N));
+    g.bench_function("xoshiro_words", |b| {
+        let mut rng = stream::chunk_stream(1, 0);
+        b.iter(|| {
+            let mut x = 0u64;
+            for _ in 0..N {
+                x ^= rng.next_u64();
+            }
+            black_box(x)
+        })
+    });
+    g.finish();
+}
+
+/// Games of one turn played directly (no engine): the rules' own cost per turn.
+fn turns(c: &mut Criterion) {
+    let mut g = c.benchmark_group("cards");
+    const GAMES: u64 = 1 << 16;
+    for turns in [1u32, 3] {
+        let plan = plan(&random_decks(turns));
+        let mut scratch = plan.scratch();
+        let mut out = vec![0i64; plan.metrics().len()];
+        g.throughput(Throughput::Elements(GAMES * turns as u64));
+        g.bench_function(format!("random_decks_{turns}_turn_games"), |b| {
+            let mut rng = stream::chunk_stream(1, 0);
+            b.iter(|| {
+                for _ in 0..GAMES {
+                    plan.play(0, &mut scratch, &mut rng, &mut out);
+                }
+                black_box(out[0])
+            })
+        });
+    }
+    g.finish();
+}
+
+/// The shipped random-deck scenario through the engine, as `rollcall run` plays it.
+fn engine_runs(c: &mut Criterion) {
+    let mut g = c.benchmark_group("cards_engine");
+    g.sample_size(10);
+    const TRIALS: u64 = 1 << 20;
+    let text = include_str!("../configs/cards-random.toml");
+    let plan = plan(text);
+    let turns = plan.game().turns() as u64;
+    g.throughput(Throughput::Elements(TRIALS * turns));
+    for threads in [1, 2] {
+        let spec = RunSpec {
+            trials: TRIALS,
+            seed: 1,
+            threads,
+            shard: Shard::WHOLE,
+            precision: None,
+        };
+        g.bench_function(format!("cards_random_{threads}_threads"), |b| {
+            b.iter(|| black_box(engine::run(&plan, &spec, &Monitor::default()).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, baseline, turns, engine_runs);
+criterion_main!(benches);

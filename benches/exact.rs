@@ -1,0 +1,55 @@
+//! The exact engine on a large doubled Rally: 1000 missing models, Call of the Masters, Resolve
+//! on 4+, on an open 200" x 200" field (100 survivors 8" apart, so every missing model has a
+//! spot and capacity never binds). icepool takes about 8 s for the same distribution.
+//!
+//! `doubled_rally_1000` times the dynamic programme alone (the rules' plan, with its one
+//! placement search from the starting layout, is compiled in setup); `compile_and_exact` adds
+//! that compilation, i.e. what `rollcall exact` does after reading the file.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use rollcall::exact;
+use rollcall::rules::Plan;
+use std::hint::black_box;
+
+const HORDE: &str = r#"
+[scenario]
+name = "horde"
+[battlefield]
+width = 200.0
+height = 200.0
+[[unit]]
+id = "horde"
+side = "blue"
+size = 1100
+alive = 100
+resolve = "d6>=4"
+rules = ["call_of_the_masters"]
+formation = { kind = "grid", x = 10.0, y = 10.0, spacing = 8.0, columns = 10 }
+[[step]]
+unit = "horde"
+command = "rally"
+"#;
+
+fn doubled_rally(c: &mut Criterion) {
+    let set = rollcall::scenario::parse(HORDE, "bench", &[]).expect("bench scenario loads");
+    let plan = Plan::compile(&set.variants[0].scenario).expect("bench scenario compiles");
+    // Open field: Binomial(1000, 3/4) restored.
+    let report = exact::report(&set, &[Some(&plan)]).expect("exact applies");
+    let restored = &report.variants[0].metrics[1];
+    assert_eq!(restored.metric, "horde.restored");
+    let mean: f64 = restored.pmf.iter().map(|&(v, p)| v as f64 * p).sum();
+    assert!((mean - 750.0).abs() < 1e-9, "mean {mean}");
+
+    let mut g = c.benchmark_group("exact");
+    g.sample_size(20);
+    g.bench_function("doubled_rally_1000", |b| {
+        b.iter(|| black_box(exact::report(&set, &[Some(&plan)]).unwrap()))
+    });
+    g.bench_function("compile_and_exact", |b| {
+        b.iter(|| black_box(exact::report(&set, &[]).unwrap()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, doubled_rally);
+criterion_main!(benches);

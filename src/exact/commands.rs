@@ -1,0 +1,511 @@
+//! One step of the dynamic programme: a command declared from one state, expanded into every
+//! state it can lead to with its probability and the step's metrics.
+//!
+//! This restates the rules (README, "Rules choices where the contract is silent") over unit
+//! counts instead of models: eligibility, the response window (Defend, Covering Fire, random
+//! answers), Rally from the starting layout (doubled by Call of the Masters), Shoot with
+//! per-model HP, damage and spill, use 2 fizzling or retargeting, and token and restrictions
+//! applied once. Dice enter only as binomial pmfs of exact per-test probabilities.
+
+use super::binomial::Pmfs;
+use super::geometry::{Geometry, Within};
+use super::state::{add, Dist, State, UnitState, ALL, DEFEND, RUN, SHOOT};
+use crate::dice::Fraction;
+use crate::rules::geometry::EPS;
+use crate::rules::Plan;
+use crate::scenario::{Command, Response, Scenario, Step};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// The step's metrics: resolved, fizzled, ineligible, responses.
+pub type StepMetrics = [i64; 4];
+
+/// Why a step cannot be computed exactly (the caller names the step).
+pub type Refused = String;
+
+/// What one dynamic programme shares across its steps.
+pub struct Ctx<'a> {
+    pub plan: &'a Plan,
+    pub geometry: Geometry,
+    pmfs: Pmfs,
+    unsaved: HashMap<(u32, Fraction, Option<Fraction>), Rc<[f64]>>,
+}
+
+/// A branch of the response window: the state, whether the target Defends, and how many
+/// responses were declared.
+type Window = (State, bool, u32);
+
+/// A branch of a Shoot: the state, the current target, and uses fizzled so far.
+type Volley = (State, usize, u32);
+
+impl<'a> Ctx<'a> {
+    pub fn new(plan: &'a Plan) -> Ctx<'a> {
+        Ctx {
+            plan,
+            geometry: Geometry::new(plan.scenario()),
+            pmfs: Pmfs::default(),
+            unsaved: HashMap::new(),
+        }
+    }
+
+    fn scenario(&self) -> &'a Scenario {
+        self.plan.scenario()
+    }
+
+    fn name(&self, unit: usize) -> &'a str {
+        &self.scenario().units[unit].id
+    }
+
+    /// Some model of `a` within `d` of some model of `b`; a refusal when removals decide it.
+    fn within(&self, s: &State, a: usize, b: usize, d: f64, what: &str) -> Result<bool, Refused> {
+        if s[a].alive == 0 || s[b].alive == 0 {
+            return Ok(false);
+        }
+        match self
+            .geometry
+            .within(a, s[a].at_start(), b, s[b].at_start(), d)
+        {
+            Within::Yes => Ok(true),
+            Within::No => Ok(false),
+            Within::Depends { closest, farthest } => Err(format!(
+                "{what} depends on which models were removed or restored: the possible \
+                 positions of `{}` and `{}` lie {closest:.2}\" to {farthest:.2}\" apart, \
+                 edge to edge, across the {d}\" limit",
+                self.name(a),
+                self.name(b)
+            )),
+        }
+    }
+
+    fn in_range(&self, s: &State, shooter: usize, target: usize) -> Result<bool, Refused> {
+        let Some(w) = &self.scenario().units[shooter].weapon else {
+            return Ok(false);
+        };
+        let what = format!(
+            "whether `{}` is in range of `{}`",
+            self.name(target),
+            self.name(shooter)
+        );
+        self.within(s, shooter, target, w.range, &what)
+    }
+
+    fn target_legal(&self, s: &State, shooter: usize, target: usize) -> Result<bool, Refused> {
+        Ok(s[target].alive > 0 && self.in_range(s, shooter, target)?)
+    }
+
+    fn enemy_within_1(&self, s: &State, unit: usize) -> Result<bool, Refused> {
+        let units = &self.scenario().units;
+        let what = format!("whether `{}` has an enemy within 1\"", self.name(unit));
+        let mut undecided = None;
+        for e in (0..units.len()).filter(|&e| units[e].side != units[unit].side) {
+            match self.within(s, unit, e, 1.0, &what) {
+                Ok(true) => return Ok(true),
+                Ok(false) => {}
+                Err(r) => undecided = undecided.or(Some(r)),
+            }
+        }
+        undecided.map_or(Ok(false), Err)
+    }
+
+    /// With `options.masters.retarget`: the nearest enemy unit that can be shot (ties: first
+    /// in file order), when the dice cannot have changed which one that is.
+    fn retarget(&self, s: &State, shooter: usize) -> Result<Option<usize>, Refused> {
+        let units = &self.scenario().units;
+        let mut legal = Vec::new();
+        for t in (0..units.len()).filter(|&t| units[t].side != units[shooter].side) {
+            if self.target_legal(s, shooter, t)? {
+                legal.push(t);
+            }
+        }
+        if legal.len() <= 1 {
+            return Ok(legal.first().copied());
+        }
+        // Distance bounds of each candidate over the positions its models may hold; exact
+        // (closest = farthest-free unit distance) when everyone stands as placed.
+        let all_at_start = s[shooter].at_start() && legal.iter().all(|&t| s[t].at_start());
+        let bounds: Vec<(f64, f64)> = legal
+            .iter()
+            .map(|&t| {
+                self.geometry
+                    .bounds(shooter, s[shooter].at_start(), t, s[t].at_start())
+            })
+            .collect();
+        if all_at_start {
+            let mut best: Option<(f64, usize)> = None;
+            for (&t, &(d, _)) in legal.iter().zip(&bounds) {
+                if best.is_none_or(|(b, _)| d < b - EPS) {
+                    best = Some((d, t));
+                }
+            }
+            return Ok(best.map(|(_, t)| t));
+        }
+        // Otherwise a candidate wins for sure when even its farthest pair is nearer than every
+        // other candidate's closest pair.
+        for (i, &t) in legal.iter().enumerate() {
+            if bounds
+                .iter()
+                .enumerate()
+                .all(|(j, &(lo, _))| j == i || bounds[i].1 < lo - EPS)
+            {
+                return Ok(Some(t));
+            }
+        }
+        Err(format!(
+            "which unit `{}` retargets (the nearest) depends on which models were removed or \
+             restored",
+            self.name(shooter)
+        ))
+    }
+
+    /// Distribution of unsaved hits from `attacks` attacks hitting with `hit`, each hit
+    /// saved with `save` when there is a defense test.
+    fn unsaved(&mut self, attacks: u32, hit: Fraction, save: Option<Fraction>) -> Rc<[f64]> {
+        if let Some(v) = self.unsaved.get(&(attacks, hit, save)) {
+            return v.clone();
+        }
+        let hits = self.pmfs.get(attacks, hit);
+        let mut out = vec![0.0; attacks as usize + 1];
+        for (h, &ph) in hits.iter().enumerate() {
+            match save {
+                None => out[h] += ph,
+                Some(p) => {
+                    let saves = self.pmfs.get(h as u32, p);
+                    for (k, &ps) in saves.iter().enumerate() {
+                        out[h - k] += ph * ps;
+                    }
+                }
+            }
+        }
+        let out: Rc<[f64]> = out.into();
+        self.unsaved.insert((attacks, hit, save), out.clone());
+        out
+    }
+
+    /// One volley of `shooter` at `target`: every state it leads to, with its probability.
+    fn volley(
+        &mut self,
+        s: &State,
+        shooter: usize,
+        target: usize,
+        hit_bonus: i32,
+        defending: bool,
+    ) -> Vec<(f64, State)> {
+        let units = &self.scenario().units;
+        let weapon = units[shooter]
+            .weapon
+            .as_ref()
+            .expect("validated: a shooting unit has a weapon");
+        let hit = weapon.hit.with_bonus(hit_bonus).probability();
+        let bonus = if defending {
+            self.scenario().options.defend_bonus
+        } else {
+            0
+        };
+        let save = units[target]
+            .defense
+            .as_ref()
+            .map(|d| d.with_bonus(bonus).probability());
+        let (hp, damage, spill) = (
+            units[target].hp,
+            weapon.damage,
+            self.scenario().options.spill,
+        );
+        let pmf = self.unsaved(s[shooter].alive * weapon.attacks, hit, save);
+        pmf.iter()
+            .enumerate()
+            .filter(|&(_, &p)| p > 0.0)
+            .map(|(u, &p)| {
+                let mut next = s.clone();
+                wound(&mut next[target], hp, damage, spill, u as u32);
+                (p, next)
+            })
+            .collect()
+    }
+
+    /// The response window of `step` from `s`, before the command's first use.
+    fn window(&mut self, s: &State, step: &Step) -> Result<Dist<Window>, Refused> {
+        let units = &self.scenario().units;
+        let actor = step.unit;
+        let mut branches: Dist<Window> = Dist::new();
+        add(&mut branches, (s.clone(), false, 0), 1.0);
+        for r in 0..units.len() {
+            let unit = &units[r];
+            if unit.side == units[actor].side || unit.response == Response::None {
+                continue;
+            }
+            let mut next: Dist<Window> = Dist::new();
+            for ((s, defending, responses), p) in branches {
+                if s[r].alive == 0 {
+                    add(&mut next, (s, defending, responses), p);
+                    continue;
+                }
+                let can_defend = step.target == Some(r) && s[r].restrictions & DEFEND == 0;
+                let can_fire = || -> Result<bool, Refused> {
+                    Ok(unit.weapon.is_some()
+                        && s[r].restrictions & SHOOT == 0
+                        && self.in_range(&s, r, actor)?)
+                };
+                // Each answer it may give, with its probability.
+                let answers: Vec<(Answer, f64)> = match unit.response {
+                    Response::None => vec![(Answer::Nothing, 1.0)],
+                    Response::Defend if can_defend => vec![(Answer::Defend, 1.0)],
+                    Response::Defend => vec![(Answer::Nothing, 1.0)],
+                    Response::CoveringFire if can_fire()? => vec![(Answer::Fire, 1.0)],
+                    Response::CoveringFire => vec![(Answer::Nothing, 1.0)],
+                    Response::Random => {
+                        let mut legal = vec![Answer::Nothing];
+                        if can_defend {
+                            legal.push(Answer::Defend);
+                        }
+                        if can_fire()? {
+                            legal.push(Answer::Fire);
+                        }
+                        let share = 1.0 / legal.len() as f64;
+                        legal.into_iter().map(|a| (a, share)).collect()
+                    }
+                };
+                for (answer, q) in answers {
+                    match answer {
+                        Answer::Nothing => add(&mut next, (s.clone(), defending, responses), p * q),
+                        Answer::Defend => {
+                            let mut s = s.clone();
+                            s[r].restrictions |= DEFEND;
+                            add(&mut next, (s, true, responses + 1), p * q);
+                        }
+                        Answer::Fire => {
+                            let bonus = self.scenario().options.covering_fire_hit_modifier;
+                            for (pv, mut s) in self.volley(&s, r, actor, bonus, false) {
+                                s[r].restrictions |= SHOOT;
+                                add(&mut next, (s, defending, responses + 1), p * q * pv);
+                            }
+                        }
+                    }
+                }
+            }
+            branches = next;
+        }
+        Ok(branches)
+    }
+
+    /// Rally from the starting layout: the distribution of models restored by `uses` uses.
+    fn rally(&mut self, s: &State, unit: usize, uses: u32) -> Result<Vec<f64>, Refused> {
+        if !s.iter().all(UnitState::at_start) {
+            return Err(
+                "Rally after models were removed or restored: where restored models can go \
+                 depends on which models the dice removed or placed (the exact engine places \
+                 only from the scenario's starting layout)"
+                    .into(),
+            );
+        }
+        let u = &self.scenario().units[unit];
+        let p = u.resolve.probability();
+        let missing = u.size - s[unit].alive;
+        let spots = self.plan.rally_spots(unit);
+        let room = spots.first().len() as u32;
+        self.geometry.add_spots(unit, spots.first());
+        let first = self.pmfs.get(missing, p);
+        // By the number restored (the first use caps at the spots it found).
+        let mut after_first = vec![0.0; missing as usize + 1];
+        for (k, &pk) in first.iter().enumerate() {
+            after_first[(k as u32).min(room) as usize] += pk;
+        }
+        if uses == 1 {
+            return Ok(after_first);
+        }
+        let mut total = vec![0.0; missing as usize + 1];
+        for (k1, &p1) in after_first.iter().enumerate().filter(|&(_, &p)| p > 0.0) {
+            let left = missing - k1 as u32;
+            // When the first use found a spot for every missing model, the second one does
+            // too: its greedy search retraces the first's, skipping the spots now taken
+            // (docs/exact.md). Only otherwise are its spots worked out.
+            let room2 = if room >= missing {
+                left
+            } else {
+                let second = self.plan.second_rally_spots(unit, k1).to_vec();
+                self.geometry.add_spots(unit, &second);
+                second.len() as u32
+            };
+            let pmf = self.pmfs.get(left, p);
+            let row = &mut total[k1..];
+            if room2 >= left {
+                for (t, &p2) in row.iter_mut().zip(pmf.iter()) {
+                    *t += p1 * p2;
+                }
+            } else {
+                for (k2, &p2) in pmf.iter().enumerate() {
+                    row[(k2 as u32).min(room2) as usize] += p1 * p2;
+                }
+            }
+        }
+        Ok(total)
+    }
+
+    /// Declares `step` from `s`; calls `emit(probability, next state, step metrics)` for every
+    /// outcome (probabilities relative to `s`).
+    pub fn step(
+        &mut self,
+        s: &State,
+        step: &Step,
+        emit: &mut dyn FnMut(f64, State, StepMetrics),
+    ) -> Result<(), Refused> {
+        let actor = step.unit;
+        let scenario = self.scenario();
+        let (applies, barred) = match step.command {
+            Command::Rally => (ALL, ALL),
+            Command::Shoot => (SHOOT, SHOOT),
+            Command::Run => (RUN, RUN),
+        };
+        let a = &s[actor];
+        let ineligible = a.alive == 0
+            || a.token
+            || a.restrictions & barred != 0
+            || match step.command {
+                Command::Rally => self.enemy_within_1(s, actor)?,
+                Command::Shoot => {
+                    let target = step.target.expect("validated: shoot has a target");
+                    !self.target_legal(s, actor, target)?
+                }
+                Command::Run => {
+                    return Err("Run moves units, and the exact engine follows no movement \
+                                (every later distance would change)"
+                        .into())
+                }
+            };
+        if ineligible {
+            emit(1.0, s.clone(), [0, 0, 1, 0]);
+            return Ok(());
+        }
+        let uses = if scenario.units[actor].call_of_the_masters {
+            2
+        } else {
+            1
+        };
+        let finish = |mut s: State| {
+            s[actor].token = true;
+            s[actor].restrictions |= applies;
+            s
+        };
+        for ((s, defending, responses), p) in self.window(s, step)? {
+            if s[actor].alive == 0 {
+                // Wiped out by Covering Fire: every use fizzles.
+                emit(p, finish(s), [0, i64::from(uses), 0, i64::from(responses)]);
+                continue;
+            }
+            let responses = i64::from(responses);
+            match step.command {
+                Command::Rally => {
+                    let restored = self.rally(&s, actor, uses)?;
+                    for (r, &q) in restored.iter().enumerate().filter(|&(_, &q)| q > 0.0) {
+                        let mut next = s.clone();
+                        next[actor].alive += r as u32;
+                        next[actor].restored += r as u32;
+                        emit(p * q, finish(next), [i64::from(uses), 0, 0, responses]);
+                    }
+                }
+                Command::Shoot => {
+                    let declared = step.target.expect("validated: shoot has a target");
+                    let mut volleys: Dist<Volley> = Dist::new();
+                    add(&mut volleys, (s, declared, 0), 1.0);
+                    for use_ in 0..uses {
+                        let mut next: Dist<Volley> = Dist::new();
+                        for ((s, mut target, fizzled), q) in volleys {
+                            if use_ > 0 && !self.target_legal(&s, actor, target)? {
+                                let retarget = if scenario.options.masters_retarget {
+                                    self.retarget(&s, actor)?
+                                } else {
+                                    None
+                                };
+                                match retarget {
+                                    Some(t) => target = t,
+                                    None => {
+                                        add(&mut next, (s, target, fizzled + 1), q);
+                                        continue;
+                                    }
+                                }
+                            }
+                            let defends = defending && target == declared;
+                            for (pv, s) in self.volley(&s, actor, target, 0, defends) {
+                                add(&mut next, (s, target, fizzled), q * pv);
+                            }
+                        }
+                        volleys = next;
+                    }
+                    for ((s, _, fizzled), q) in volleys {
+                        let fizzled = i64::from(fizzled);
+                        let resolved = i64::from(uses) - fizzled;
+                        emit(p * q, finish(s), [resolved, fizzled, 0, responses]);
+                    }
+                }
+                Command::Run => unreachable!("refused above"),
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Answer {
+    Nothing,
+    Defend,
+    Fire,
+}
+
+/// Deals `unsaved` failed tests of `damage` each to a unit of `hp`-HP models: a damaged model
+/// first, else a fresh one; damage beyond a model's HP is lost unless `spill`; stops when the
+/// unit has no model left.
+pub fn wound(u: &mut UnitState, hp: u32, damage: u32, spill: bool, unsaved: u32) {
+    for _ in 0..unsaved {
+        if u.alive == 0 {
+            return;
+        }
+        let mut remaining = damage;
+        while remaining > 0 && u.alive > 0 {
+            let taken = remaining.min(hp - u.wound);
+            u.wound += taken;
+            remaining -= taken;
+            u.damage_taken += taken;
+            if u.wound == hp {
+                u.wound = 0;
+                u.alive -= 1;
+                u.lost += 1;
+            }
+            if !spill {
+                break;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(alive: u32) -> UnitState {
+        UnitState {
+            alive,
+            restored: 0,
+            lost: 0,
+            damage_taken: 0,
+            wound: 0,
+            restrictions: 0,
+            token: false,
+        }
+    }
+
+    #[test]
+    fn wounds_go_to_the_damaged_model_and_spill_only_when_asked() {
+        // 2 models of 3 HP, 2 damage per failed test (tests/commands.rs, by hand).
+        for (hits, no_spill, spill) in [
+            (1, (2, 0), (2, 0)),
+            (2, (3, 1), (4, 1)),
+            (3, (5, 1), (6, 2)),
+        ] {
+            let mut u = unit(2);
+            wound(&mut u, 3, 2, false, hits);
+            assert_eq!((u.damage_taken, u.lost), no_spill, "{hits} hits, no spill");
+            let mut u = unit(2);
+            wound(&mut u, 3, 2, true, hits);
+            assert_eq!((u.damage_taken, u.lost), spill, "{hits} hits, spill");
+        }
+    }
+}

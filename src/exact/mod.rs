@@ -1,0 +1,285 @@
+//! Exact distributions by dynamic programming, the independent truth the Monte Carlo engine
+//! is checked against (`rollcall exact`, `rollcall run --validate`).
+//!
+//! For each choice of each sweep point, [`choice`] walks the steps over a distribution of
+//! [`state::State`]s (per unit: models alive, restored, lost, damage taken, the damaged
+//! model's wound, restrictions, token), merging equal states, and gathers each step's metrics
+//! as it goes; at the end every metric's pmf is a marginal of the final distribution. Dice
+//! enter only as binomial pmfs of the exact per-test probabilities from
+//! [`crate::dice::DiceTest::probability`]; the rules are restated over counts in
+//! [`commands`], not borrowed from the sampler. From the rules' compiled plan it takes only
+//! deterministic geometry: where a Rally from the starting layout places models.
+//!
+//! It refuses, naming the step and why, whatever it cannot follow exactly: a metric that could
+//! depend on positions the dice chose (see [`geometry`]), Run, card games, and state spaces
+//! over [`MAX_STATES`].
+
+mod binomial;
+mod commands;
+pub mod geometry;
+pub mod pmf;
+mod state;
+pub mod validate;
+
+use crate::output::{ExactMetric, ExactReport, ExactVariant};
+use crate::rules::plan::{STEP_METRICS, UNIT_METRICS};
+use crate::rules::{Plan, PlanError};
+use crate::scenario::{Scenario, ScenarioSet};
+use commands::Ctx;
+use state::{add, Dist, State, UnitState};
+use std::collections::BTreeMap;
+
+pub use binomial::pmf as binomial_pmf;
+
+/// The most distinct states a programme may hold after any step.
+pub const MAX_STATES: usize = 250_000;
+
+/// Why a scenario has no exact distribution.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    #[error("the exact engine does not play card games (their shuffles and orderings are not dice tests); use `rollcall run`")]
+    Cards,
+    #[error("{at}step `{step}` ({command}): {reason}; use `rollcall run` for this scenario")]
+    Step {
+        /// "choice `x`, " and/or "sweep point k=v, ", or empty.
+        at: String,
+        step: String,
+        command: &'static str,
+        reason: String,
+    },
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+}
+
+/// One metric's exact pmf, named as in the Monte Carlo tables.
+pub type Metric = (String, Vec<(i64, f64)>);
+
+/// The exact distributions of every metric of choice `arm` of a compiled scenario, in the
+/// order `run` writes them (units' metrics, then steps'). `at` prefixes refusals.
+pub fn choice(plan: &Plan, arm: usize, at: &str) -> Result<Vec<Metric>, Refusal> {
+    let scenario = plan.scenario();
+    let choice = &scenario.choices[arm];
+    let at = match choice.id.as_str() {
+        "" => at.to_string(),
+        id => format!("{at}choice `{id}`, "),
+    };
+    let mut ctx = Ctx::new(plan);
+    let start: State = scenario
+        .units
+        .iter()
+        .map(|u| UnitState {
+            alive: u.alive(),
+            restored: 0,
+            lost: 0,
+            damage_taken: 0,
+            wound: 0,
+            restrictions: 0,
+            token: false,
+        })
+        .collect();
+    let mut dist: Dist<State> = Dist::new();
+    add(&mut dist, start, 1.0);
+    let mut round = choice.steps.first().map_or(1, |s| s.round);
+    let mut step_pmfs = Vec::new();
+    for step in &choice.steps {
+        let refuse = |reason: String| Refusal::Step {
+            at: at.clone(),
+            step: step.id.clone(),
+            command: step.command.name(),
+            reason,
+        };
+        if step.round != round {
+            // Tokens and restrictions last until the end of the round.
+            let mut cleared = Dist::new();
+            for (mut s, p) in dist {
+                for u in &mut s {
+                    u.restrictions = 0;
+                    u.token = false;
+                }
+                add(&mut cleared, s, p);
+            }
+            dist = cleared;
+            round = step.round;
+        }
+        let mut next: Dist<State> = Dist::new();
+        let mut metrics: [BTreeMap<i64, f64>; 4] = Default::default();
+        for (s, p) in &dist {
+            ctx.step(s, step, &mut |q, s, m| {
+                let pq = p * q;
+                add(&mut next, s, pq);
+                for (pmf, v) in metrics.iter_mut().zip(m) {
+                    add(pmf, v, pq);
+                }
+            })
+            .map_err(refuse)?;
+        }
+        if next.len() > MAX_STATES {
+            return Err(refuse(format!(
+                "after it the dynamic programme holds {} distinct states, over the limit of \
+                 {MAX_STATES}",
+                next.len()
+            )));
+        }
+        dist = next;
+        step_pmfs.push(metrics);
+    }
+    let mut out = Vec::new();
+    for (i, u) in scenario.units.iter().enumerate() {
+        let mut pmfs: [BTreeMap<i64, f64>; 5] = Default::default();
+        for (s, &p) in &dist {
+            let x = &s[i];
+            let values = [
+                x.alive,
+                x.restored,
+                x.lost,
+                x.damage_taken,
+                u32::from(x.alive == 0),
+            ];
+            for (pmf, v) in pmfs.iter_mut().zip(values) {
+                add(pmf, i64::from(v), p);
+            }
+        }
+        for (name, pmf) in UNIT_METRICS.iter().zip(pmfs) {
+            out.push((format!("{}.{name}", u.id), normalised(pmf)));
+        }
+    }
+    for (step, pmfs) in choice.steps.iter().zip(step_pmfs) {
+        for (name, pmf) in STEP_METRICS.iter().zip(pmfs) {
+            out.push((format!("{}.{name}", step.id), normalised(pmf)));
+        }
+    }
+    Ok(out)
+}
+
+/// The pmf as pairs, divided by its total: rounding over many merged branches leaves the
+/// total within 1e-12 of 1, and dividing makes a single-valued metric exactly certain.
+fn normalised(pmf: BTreeMap<i64, f64>) -> Vec<(i64, f64)> {
+    let total: f64 = pmf.values().sum();
+    pmf.into_iter().map(|(v, p)| (v, p / total)).collect()
+}
+
+/// Every choice of one compiled sweep point.
+pub fn variant(plan: &Plan, params: &[String], at: &str) -> Result<ExactVariant, Refusal> {
+    let scenario: &Scenario = plan.scenario();
+    if scenario.cards.is_some() {
+        return Err(Refusal::Cards);
+    }
+    let mut metrics = Vec::new();
+    for (arm, c) in scenario.choices.iter().enumerate() {
+        for (metric, pmf) in choice(plan, arm, at)? {
+            metrics.push(ExactMetric {
+                choice: c.id.clone(),
+                metric,
+                pmf,
+            });
+        }
+    }
+    Ok(ExactVariant {
+        params: params.to_vec(),
+        metrics,
+    })
+}
+
+/// "sweep point k=v, k2=v2, " for refusals (empty without a sweep).
+fn sweep_point(set: &ScenarioSet, params: &[String]) -> String {
+    if params.is_empty() {
+        return String::new();
+    }
+    let pairs: Vec<String> = set
+        .param_names
+        .iter()
+        .zip(params)
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!("sweep point {}, ", pairs.join(" "))
+}
+
+/// The exact report of a loaded scenario file; `plans[i]` is its sweep point i compiled (the
+/// caller usually has them already), or `None` to compile here.
+pub fn report(set: &ScenarioSet, plans: &[Option<&Plan>]) -> Result<ExactReport, Refusal> {
+    let mut variants = Vec::with_capacity(set.variants.len());
+    for (i, v) in set.variants.iter().enumerate() {
+        if v.scenario.cards.is_some() {
+            return Err(Refusal::Cards);
+        }
+        let owned;
+        let plan = match plans.get(i).copied().flatten() {
+            Some(p) => p,
+            None => {
+                owned = Plan::compile(&v.scenario)?;
+                &owned
+            }
+        };
+        variants.push(variant(plan, &v.params, &sweep_point(set, &v.params))?);
+    }
+    Ok(ExactReport {
+        scenario: set.name.clone(),
+        param_names: set.param_names.clone(),
+        variants,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario;
+
+    fn horde(chain: bool, size: u32, spacing: f64) -> String {
+        format!(
+            r#"
+[scenario]
+name = "horde"
+[options]
+rally.chain = {chain}
+[[unit]]
+id = "horde"
+side = "blue"
+size = {size}
+alive = 4
+resolve = "d6>=4"
+rules = ["call_of_the_masters"]
+formation = {{ kind = "grid", x = 20.0, y = 20.0, spacing = {spacing}, columns = 2 }}
+[[step]]
+unit = "horde"
+command = "rally"
+"#
+        )
+    }
+
+    #[test]
+    fn when_the_first_use_finds_room_for_all_the_second_does_too() {
+        // The shortcut `rally` takes instead of searching the second use's spots per count.
+        for chain in [false, true] {
+            for (size, spacing) in [(12, 1.5), (30, 1.0), (60, 3.0)] {
+                let set = scenario::parse(&horde(chain, size, spacing), "h.toml", &[]).unwrap();
+                let plan = Plan::compile(&set.variants[0].scenario).unwrap();
+                let missing = (size - 4) as usize;
+                let first = plan.rally_spots(0).first().to_vec();
+                if first.len() < missing {
+                    continue;
+                }
+                for k1 in 0..=missing {
+                    let second = plan.second_rally_spots(0, k1);
+                    assert!(
+                        second.len() >= missing - k1,
+                        "chain {chain} size {size} k1 {k1}"
+                    );
+                    // It retraces the first use's search: the same spots, in order.
+                    assert_eq!(&second[..missing - k1], &first[k1..]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn open_field_doubled_rally_is_binomial_of_two_chances() {
+        let set = scenario::parse(&horde(false, 60, 3.0), "h.toml", &[]).unwrap();
+        let r = report(&set, &[]).unwrap();
+        let restored = &r.variants[0].metrics[1];
+        assert_eq!(restored.metric, "horde.restored");
+        let want = binomial_pmf(56, crate::dice::Fraction::new(3, 4));
+        for &(v, p) in &restored.pmf {
+            assert!((p - want[v as usize]).abs() < 1e-12);
+        }
+    }
+}

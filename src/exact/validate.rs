@@ -1,0 +1,46 @@
+//! Checks a Monte Carlo report against the exact one: per metric (and choice, sweep point) the
+//! z-score of the simulated mean and a chi-square goodness of fit of the simulated
+//! distribution (cells pooled to at least 5 expected trials, [`crate::stats::chi_square`]).
+
+use crate::output::{ExactReport, Report, ValidationRow};
+use crate::stats::{chi_square, z_score, Summary};
+
+/// A metric fails when its chi-square p-value is below this...
+pub const MIN_P_VALUE: f64 = 1e-6;
+/// ...or its mean is more than this many standard errors from the exact mean.
+pub const MAX_Z: f64 = 6.0;
+
+/// One row per metric present in both reports, in the simulated report's order.
+pub fn compare(exact: &ExactReport, sampled: &Report) -> Vec<ValidationRow> {
+    let mut rows = Vec::new();
+    for (e, s) in exact.variants.iter().zip(&sampled.variants) {
+        for m in &s.metrics {
+            let Some(x) = e
+                .metrics
+                .iter()
+                .find(|x| x.choice == m.choice && x.metric == m.metric)
+            else {
+                continue;
+            };
+            let Some(summary) = Summary::from_histogram(&m.histogram) else {
+                continue;
+            };
+            let exact_mean = super::pmf::moments(&x.pmf).map_or(f64::NAN, |mo| mo.mean);
+            let z = z_score(&m.histogram, &x.pmf);
+            let fit = chi_square(&m.histogram, &x.pmf);
+            rows.push(ValidationRow {
+                params: s.params.clone(),
+                choice: m.choice.clone(),
+                metric: m.metric.clone(),
+                exact_mean,
+                mc_mean: summary.mean,
+                z,
+                chi_square: fit.statistic,
+                degrees_of_freedom: fit.degrees_of_freedom,
+                p_value: fit.p_value,
+                pass: fit.p_value >= MIN_P_VALUE && z.abs() <= MAX_Z,
+            });
+        }
+    }
+    rows
+}
