@@ -732,8 +732,14 @@ pub struct SuccessCount {
     /// with `P(X = k) > 0`: there the CDF is exactly 1, which no `u64` threshold expresses,
     /// so "past the last threshold" stands for "always".
     thresholds: Vec<u64>,
+    /// `guide[b]` is the count every word whose top byte is `b` draws, or `AMBIGUOUS` when a
+    /// threshold falls inside that byte's range: most draws are then one lookup. Empty when
+    /// counts do not fit below `AMBIGUOUS`.
+    guide: Vec<u8>,
     pmf: Vec<f64>,
 }
+
+const AMBIGUOUS: u8 = u8::MAX;
 
 impl SuccessCount {
     /// The table for `m` tests of probability `p`.
@@ -764,7 +770,26 @@ impl SuccessCount {
             last = last.max(t);
             thresholds.push(last);
         }
-        SuccessCount { m, thresholds, pmf }
+        let mut table = SuccessCount {
+            m,
+            thresholds,
+            guide: Vec::new(),
+            pmf,
+        };
+        if table.thresholds.len() < AMBIGUOUS as usize {
+            table.guide = (0..=255u64)
+                .map(|b| {
+                    let (low, high) = (b << 56, (b << 56) | ((1 << 56) - 1));
+                    let k = table.scan(low);
+                    if k == table.scan(high) {
+                        k as u8
+                    } else {
+                        AMBIGUOUS
+                    }
+                })
+                .collect();
+        }
+        table
     }
 
     /// `m`, the number of tests counted.
@@ -783,6 +808,16 @@ impl SuccessCount {
     /// The count a random word `u` draws.
     #[inline]
     fn count_for(&self, u: u64) -> u32 {
+        // Counts are monotone in `u`, so a byte range whose two ends agree draws one count.
+        match self.guide.get((u >> 56) as usize) {
+            Some(&k) if k != AMBIGUOUS => k as u32,
+            _ => self.scan(u),
+        }
+    }
+
+    /// The count a word draws, from the thresholds alone.
+    #[inline]
+    fn scan(&self, u: u64) -> u32 {
         // The smallest k with u < thresholds[k] is the number of thresholds <= u.
         let k = if self.thresholds.len() <= LINEAR_SCAN_MAX {
             // Counted without an early exit: the loop length is fixed per table, so no branch
@@ -1407,6 +1442,30 @@ mod tests {
             let binary = sc.thresholds.partition_point(|&t| t <= u);
             assert_eq!(linear, binary);
             assert_eq!(sc.sample(&mut Words::new(&[u])), linear as u32);
+        }
+    }
+
+    #[test]
+    fn the_guide_table_draws_what_the_thresholds_draw() {
+        // The byte guide is a shortcut; every word must draw the same count through it as
+        // through the thresholds, boundary words included.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(77);
+        for (m, num, den) in [
+            (5u32, 1u128, 2u128),
+            (7, 1, 3),
+            (40, 5, 9),
+            (0, 1, 2),
+            (3, 1, 1),
+        ] {
+            let table = SuccessCount::new(m, Fraction::new(num, den));
+            let mut words: Vec<u64> = (0..20_000).map(|_| rng.next_u64()).collect();
+            for &t in &table.thresholds {
+                words.extend([t.wrapping_sub(1), t, t.wrapping_add(1)]);
+            }
+            words.extend((0..=255u64).flat_map(|b| [b << 56, (b << 56) | ((1 << 56) - 1)]));
+            for u in words {
+                assert_eq!(table.count_for(u), table.scan(u), "m = {m}, word {u:#x}");
+            }
         }
     }
 }
