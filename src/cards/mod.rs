@@ -32,6 +32,34 @@ use crate::scenario::ScenarioError;
 /// value and what is allowed; TOML syntax errors in a set file carry its line and column.
 /// `options.listeners.persist` is not part of `[cards]`: the caller applies it with
 /// [`CardGame::with_listeners_persist`].
+///
+/// ```
+/// use rollcall::cards::{validate, CardPlan};
+/// use rollcall::engine::stream::chunk_stream;
+///
+/// // The `[cards]` table of a scenario: B has the initiative and arms Obésité first.
+/// let cards: toml::Value = toml::from_str(r#"
+///     cards_per_turn = 1
+///     initiative = "B"
+///     card = [
+///         { id = "charge", kind = "action", value = 2 },
+///         { id = "obesite", kind = "sort", effects = [{ type = "cancel", kinds = ["action"] }] },
+///     ]
+///     players.A.plays = [["charge"]]
+///     players.B.plays = [["obesite"]]
+/// "#).unwrap();
+/// let game = validate("inline.toml", &cards).unwrap();
+/// let log = CardPlan::compile(&game).play_logged(0, &mut chunk_stream(1, 0));
+/// assert_eq!(log.lines(), ["B obesite: resolved", "A charge: cancelled by B obesite"]);
+/// assert_eq!(log.metric("A.score"), Some(0));
+///
+/// let bad: toml::Value = toml::from_str(r#"
+///     cards_per_turn = 0
+///     card = [{ id = "charge", kind = "action" }]
+/// "#).unwrap();
+/// let e = validate("inline.toml", &bad).unwrap_err().to_string();
+/// assert!(e.contains("cards.cards_per_turn") && e.contains("from 1 to 16"), "{e}");
+/// ```
 pub fn validate(file: &str, cards: &toml::Value) -> Result<CardGame, ScenarioError> {
     load::game(file, cards)
 }

@@ -167,12 +167,34 @@ fn grid(v: &crate::output::VariantReport) -> Option<Grid> {
 /// `orderings.csv` for scenarios where a player enumerates; `None` otherwise (see the module
 /// documentation for the columns).
 pub fn orderings_csv(report: &Report) -> Option<Vec<u8>> {
-    let grids: Vec<Grid> = report
+    let mut grids: Vec<Grid> = report
         .variants
         .iter()
         .map(grid)
         .collect::<Option<Vec<_>>>()?;
-    let metrics = &grids.first()?.metrics;
+    // Sweep points may differ in their metrics (a swept hand): the columns are the union, in
+    // order of first appearance, and a metric a point does not have is an empty cell.
+    let mut metrics: Vec<String> = Vec::new();
+    for g in &grids {
+        for m in &g.metrics {
+            position_or_push(&mut metrics, m);
+        }
+    }
+    for g in &mut grids {
+        let to: Vec<usize> = g
+            .metrics
+            .iter()
+            .map(|m| position_or_push(&mut metrics, m))
+            .collect();
+        for (_, means) in g.means.iter_mut().flatten().flatten() {
+            let mut wide = vec![f64::NAN; metrics.len()];
+            for (&j, &x) in to.iter().zip(means.iter()) {
+                wide[j] = x;
+            }
+            *means = wide;
+        }
+    }
+    let metrics = &metrics;
     let score = |p: &str| metrics.iter().position(|m| *m == format!("{p}.score"));
     let (sa, sb) = (score("A")?, score("B")?);
     let mut w = csv::WriterBuilder::new()
@@ -188,9 +210,6 @@ pub fn orderings_csv(report: &Report) -> Option<Vec<u8>> {
     header.extend(metrics.iter().cloned());
     w.write_record(&header).ok()?;
     for (v, g) in report.variants.iter().zip(&grids) {
-        if g.metrics != *metrics {
-            return None;
-        }
         let margin = |m: &[f64]| m[sa] - m[sb];
         let mut row = |kind: &str, a: &str, b: &str, n: u64, m: &[f64]| {
             let mut r: Vec<String> = vec![report.scenario.clone()];
@@ -202,7 +221,13 @@ pub fn orderings_csv(report: &Report) -> Option<Vec<u8>> {
                 n.to_string(),
                 margin(m).to_string(),
             ]);
-            r.extend(m.iter().map(|x| x.to_string()));
+            r.extend(m.iter().map(|x| {
+                if x.is_nan() {
+                    String::new()
+                } else {
+                    x.to_string()
+                }
+            }));
             w.write_record(&r).ok()
         };
         for (ia, la) in g.a.iter().enumerate() {
@@ -299,5 +324,85 @@ mod tests {
         assert_eq!(parse_label(&l), Some(("campement>banniere", "random")));
         assert_eq!(parse_label("shoot"), None);
         assert_eq!(parse_label(""), None);
+    }
+
+    fn metric(choice: &str, name: &str, values: &[i64]) -> crate::output::MetricReport {
+        let mut histogram = crate::stats::Histogram::new();
+        for &v in values {
+            histogram.add(v);
+        }
+        crate::output::MetricReport {
+            choice: choice.into(),
+            metric: name.into(),
+            histogram,
+        }
+    }
+
+    #[test]
+    fn orderings_csv_lays_out_pairs_averages_and_best_replies() {
+        // A: x or y; B: u or v. A.score - B.score: (x,u) 2, (x,v) -1, (y,u) 0, (y,v) 1.
+        let cell = |a: &str, b: &str, sa: i64, sb: i64, extra: bool| {
+            let l = arm_label(a, b);
+            let mut m = vec![
+                metric(&l, "A.score", &[sa, sa]),
+                metric(&l, "B.score", &[sb, sb]),
+            ];
+            if extra {
+                m.push(metric(&l, "A.extra.resolved", &[1, 0]));
+            }
+            m
+        };
+        let all = |extra| {
+            [
+                cell("x", "u", 3, 1, extra),
+                cell("x", "v", 1, 2, extra),
+                cell("y", "u", 2, 2, extra),
+                cell("y", "v", 2, 1, extra),
+            ]
+            .concat()
+        };
+        let (metrics, second) = (all(false), all(true));
+        let variant = |params: &str, metrics| crate::output::VariantReport {
+            params: vec![params.into()],
+            metrics,
+            comparisons: vec![],
+        };
+        let report = Report {
+            scenario: "s".into(),
+            param_names: vec!["p".into()],
+            variants: vec![variant("1", metrics), variant("2", second)],
+        };
+        let text = String::from_utf8(orderings_csv(&report).unwrap()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "scenario,p,row,a_ordering,b_ordering,trials,a_margin,A.score,B.score,A.extra.resolved"
+        );
+        assert_eq!(
+            &lines[1..11],
+            [
+                "s,1,pair,x,u,2,2,3,1,",
+                "s,1,pair,x,v,2,-1,1,2,",
+                "s,1,pair,y,u,2,0,2,2,",
+                "s,1,pair,y,v,2,1,2,1,",
+                "s,1,a_average,x,*,2,0.5,2,1.5,",
+                // B's best reply to x is v (margin -1), to y it is u (0).
+                "s,1,a_worst,x,v,2,-1,1,2,",
+                "s,1,a_average,y,*,2,0.5,2,1.5,",
+                "s,1,a_worst,y,u,2,0,2,2,",
+                "s,1,b_average,*,u,2,1,2.5,1.5,",
+                // A's best reply to u is x (margin 2), to v it is y (1).
+                "s,1,b_worst,x,u,2,2,3,1,",
+            ]
+        );
+        assert_eq!(lines[13], "s,2,pair,x,u,2,2,3,1,0.5");
+        assert_eq!(lines.len(), 1 + 2 * 12);
+        // Not an enumerating report: no table.
+        let plain = Report {
+            scenario: "s".into(),
+            param_names: vec![],
+            variants: vec![variant("", vec![metric("", "A.score", &[1])])],
+        };
+        assert!(orderings_csv(&plain).is_none());
     }
 }

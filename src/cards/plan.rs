@@ -25,9 +25,9 @@ pub struct CardPlan {
     metrics: Vec<MetricName>,
     /// Metrics per arm.
     per_arm: usize,
-    /// `slots[(p * cards + c) * 5 + m]`: where metric `CARD_METRICS[m]` of card c for player
-    /// p sits in an arm's block, or `NO_SLOT` when that metric can never be non-zero.
-    slots: Vec<u32>,
+    /// `slots[p * cards + c][m]`: where metric `CARD_METRICS[m]` of card c for player p sits
+    /// in an arm's block, or `NO_SLOT` when that metric can never be non-zero.
+    slots: Vec<[u32; 5]>,
     score_slots: [usize; 2],
     values: Vec<i64>,
     /// The orderings of each enumerating player (empty for the others).
@@ -47,7 +47,7 @@ impl CardPlan {
     pub fn compile(game: &CardGame) -> CardPlan {
         let game = game.clone();
         let n = game.cards.len();
-        let mut slots = vec![NO_SLOT; 2 * n * 5];
+        let mut slots = vec![[NO_SLOT; 5]; 2 * n];
         let mut names = Vec::new();
         let mut score_slots = [0; 2];
         for (p, player) in PLAYERS.iter().enumerate() {
@@ -56,7 +56,7 @@ impl CardPlan {
             for (c, kept) in game.card_metrics(p) {
                 let id = &game.cards[c as usize].id;
                 for (m, metric) in CARD_METRICS.iter().enumerate().filter(|&(m, _)| kept[m]) {
-                    slots[(p * n + c as usize) * 5 + m] = names.len() as u32;
+                    slots[p * n + c as usize][m] = names.len() as u32;
                     names.push(format!("{player}.{id}.{metric}"));
                 }
             }
@@ -291,7 +291,7 @@ impl Turns for GameLog {
 /// Counts events into an arm's block of metrics.
 struct Counter<'a> {
     out: &'a mut [i64],
-    slots: &'a [u32],
+    slots: &'a [[u32; 5]],
     cards: usize,
     score: [usize; 2],
     values: &'a [i64],
@@ -300,9 +300,9 @@ struct Counter<'a> {
 impl Counter<'_> {
     #[inline(always)]
     fn bump(&mut self, player: u8, card: CardIx, metric: usize) {
-        let at = (player as usize * self.cards + card as usize) * 5 + metric;
-        if let Some(&slot) = self.slots.get(at) {
-            if let Some(v) = self.out.get_mut(slot as usize) {
+        let at = player as usize * self.cards + card as usize;
+        if let Some(slots) = self.slots.get(at) {
+            if let Some(v) = self.out.get_mut(slots[metric] as usize) {
                 *v += 1;
             }
         }

@@ -347,7 +347,11 @@ fn run_effects<R: Rng + ?Sized, S: Sink>(
                     armed,
                 });
             }
-            Effect::Call { from, kinds, choose } => {
+            Effect::Call {
+                from,
+                kinds,
+                choose,
+            } => {
                 let p = player as usize;
                 let side = &mut t.sides[if from.is_opponent() { 1 - p } else { p }];
                 let taken = match from {

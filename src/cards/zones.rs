@@ -100,11 +100,18 @@ impl Deck {
 
     /// Takes the top card; `None` when the deck is empty.
     pub fn draw<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Option<CardIx> {
-        if self.cards.is_empty() {
+        let n = self.cards.len();
+        if n == 0 {
             return None;
         }
-        let i = self.at(0, rng);
-        Some(self.remove(i))
+        if self.fixed == 0 {
+            // The Fisher-Yates step that fixes the top card, then take it.
+            let r = below(rng, n as u32) as usize;
+            self.cards.swap(r, n - 1);
+        } else {
+            self.fixed -= 1;
+        }
+        self.cards.pop()
     }
 
     /// Takes a card matching `kinds` as `choose` says; `None` when no card matches.

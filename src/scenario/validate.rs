@@ -14,11 +14,6 @@ const DEFAULT_SIDE: f64 = 48.0;
 const MAX_UNIT_SIZE: i64 = 100_000;
 
 pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
-    let cards = raw
-        .cards
-        .as_ref()
-        .map(|c| crate::cards::validate(&ctx.file, c))
-        .transpose()?;
     let name = name(ctx, &raw.scenario.name)?;
     let trials = match &raw.scenario.trials {
         None => DEFAULT_TRIALS,
@@ -43,6 +38,14 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
         }
     };
     let options = options(ctx, &raw.options)?;
+    let cards = raw
+        .cards
+        .as_ref()
+        .map(|c| {
+            crate::cards::validate(&ctx.file, c)
+                .map(|game| game.with_listeners_persist(options.listeners_persist))
+        })
+        .transpose()?;
     let battlefield = battlefield(ctx, raw.battlefield.as_ref())?;
     let mut units = Vec::with_capacity(raw.unit.len());
     for (i, u) in raw.unit.iter().enumerate() {
