@@ -10,6 +10,10 @@ use rollcall::scenario::{self, ScenarioSet};
 use std::path::Path;
 use std::process::Command;
 
+mod common;
+
+use common::{duel, wounds, MASTERS};
+
 const TOLERANCE: f64 = 1e-12;
 
 fn load(text: &str) -> ScenarioSet {
@@ -137,45 +141,6 @@ fn a_crowded_rally_caps_at_the_spots_found() {
     assert_pmf(&pmf(&r, 0, "", "pinned.restored"), &want, "crowded");
 }
 
-/// A shooter 10" from a target, both one 1-HP model unless the extra keys say otherwise
-/// (as in tests/commands.rs).
-fn duel(shooter_extra: &str, target_extra: &str, options: &str) -> String {
-    let target_size = if target_extra.contains("size =") {
-        ""
-    } else {
-        "size = 1"
-    };
-    format!(
-        r#"
-[scenario]
-name = "duel"
-[options]
-{options}
-[[unit]]
-id = "masters"
-side = "blue"
-size = 1
-resolve = "d6>=4"
-weapon = {{ attacks = 1, hit = "d6>=4", damage = 1, range = 24.0 }}
-models = [[10.0, 10.0]]
-{shooter_extra}
-[[unit]]
-id = "target"
-side = "red"
-{target_size}
-resolve = "d6>=4"
-models = [[20.0, 10.0]]
-{target_extra}
-[[step]]
-unit = "masters"
-command = "shoot"
-target = "target"
-"#
-    )
-}
-
-const MASTERS: &str = r#"rules = ["call_of_the_masters"]"#;
-
 #[test]
 fn doubled_shoot_kills_three_in_four_and_fizzles_half_the_time() {
     // 1 attack hitting on 4+, no defense: use 1 kills 1/2 and use 2 then fizzles; otherwise
@@ -253,35 +218,6 @@ fn covering_fire_and_random_responses() {
 }
 
 /// 2 models of 3 HP under 3 attacks hitting on 4+ (no save), 2 damage each.
-fn wounds(spill: bool) -> String {
-    format!(
-        r#"
-[scenario]
-name = "wounds"
-[options]
-spill = {spill}
-[[unit]]
-id = "guns"
-side = "blue"
-size = 1
-resolve = "d6>=4"
-weapon = {{ attacks = 3, hit = "d6>=4", damage = 2, range = 24.0 }}
-models = [[10.0, 10.0]]
-[[unit]]
-id = "ogres"
-side = "red"
-size = 2
-hp = 3
-resolve = "d6>=4"
-models = [[20.0, 10.0], [22.0, 10.0]]
-[[step]]
-unit = "guns"
-command = "shoot"
-target = "ogres"
-"#
-    )
-}
-
 #[test]
 fn multi_hp_damage_by_hand() {
     // Hits ~ Binomial(3, 1/2): 1/8, 3/8, 3/8, 1/8. No spill: damage 0, 2, 3, 5 and lost

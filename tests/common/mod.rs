@@ -97,3 +97,73 @@ pub fn constant(h: &Histogram, what: &str) -> i64 {
     assert_eq!(cells.len(), 1, "{what} varies: {cells:?}");
     cells[0].0
 }
+
+// Scenarios shared by the Monte Carlo and exact tests.
+
+/// A shooter 10" from a target, both one 1-HP model unless the extra keys say otherwise.
+pub fn duel(shooter_extra: &str, target_extra: &str, options: &str) -> String {
+    let target_size = if target_extra.contains("size =") {
+        ""
+    } else {
+        "size = 1"
+    };
+    format!(
+        r#"
+[scenario]
+name = "duel"
+[options]
+{options}
+[[unit]]
+id = "masters"
+side = "blue"
+size = 1
+resolve = "d6>=4"
+weapon = {{ attacks = 1, hit = "d6>=4", damage = 1, range = 24.0 }}
+models = [[10.0, 10.0]]
+{shooter_extra}
+[[unit]]
+id = "target"
+side = "red"
+{target_size}
+resolve = "d6>=4"
+models = [[20.0, 10.0]]
+{target_extra}
+[[step]]
+unit = "masters"
+command = "shoot"
+target = "target"
+"#
+    )
+}
+
+pub const MASTERS: &str = r#"rules = ["call_of_the_masters"]"#;
+
+/// 2 models of 3 HP under 3 attacks hitting on 4+ (no save), 2 damage each.
+pub fn wounds(spill: bool) -> String {
+    format!(
+        r#"
+[scenario]
+name = "wounds"
+[options]
+spill = {spill}
+[[unit]]
+id = "guns"
+side = "blue"
+size = 1
+resolve = "d6>=4"
+weapon = {{ attacks = 3, hit = "d6>=4", damage = 2, range = 24.0 }}
+models = [[10.0, 10.0]]
+[[unit]]
+id = "ogres"
+side = "red"
+size = 2
+hp = 3
+resolve = "d6>=4"
+models = [[20.0, 10.0], [22.0, 10.0]]
+[[step]]
+unit = "guns"
+command = "shoot"
+target = "ogres"
+"#
+    )
+}
