@@ -8,10 +8,39 @@ use rand::Rng;
 use rollcall::dice::{DiceTest, SuccessCount};
 use rollcall::engine::{self, stream, Monitor, RunSpec, Shard};
 use rollcall::rules::Plan;
+use rollcall::stats::Histogram;
 use std::hint::black_box;
 
 const RALLY: &str = include_str!("../configs/rally.toml");
 const MASTERS: &str = include_str!("../configs/rally-masters.toml");
+const SHOOT_THEN_RALLY: &str = include_str!("../configs/shoot-then-rally.toml");
+
+/// A doubled Shoot (Call of the Masters) into a 1-model target that Defends: the contract's
+/// second example without its choices and sweep.
+const DOUBLED_SHOOT: &str = r#"
+[scenario]
+name = "doubled-shoot"
+[[unit]]
+id = "masters"
+side = "blue"
+size = 1
+resolve = "d6>=4"
+rules = ["call_of_the_masters"]
+weapon = { attacks = 1, hit = "d6>=4", damage = 1, range = 24.0 }
+models = [[10.0, 10.0]]
+[[unit]]
+id = "target"
+side = "red"
+size = 1
+resolve = "d6>=4"
+defense = "d6>=6"
+response = "defend"
+models = [[20.0, 10.0]]
+[[step]]
+unit = "masters"
+command = "shoot"
+target = "target"
+"#;
 
 fn plan(text: &str) -> Plan {
     let set = rollcall::scenario::parse(text, "bench", &[]).expect("shipped scenario loads");
@@ -57,11 +86,16 @@ fn dice(c: &mut Criterion) {
 }
 
 fn rally(c: &mut Criterion) {
-    let mut g = c.benchmark_group("rally");
+    let mut g = c.benchmark_group("trials");
     g.sample_size(10);
     const TRIALS: u64 = 1 << 22;
     g.throughput(Throughput::Elements(TRIALS));
-    for (name, text) in [("open_field", RALLY), ("masters", MASTERS)] {
+    for (name, text) in [
+        ("open_field", RALLY),
+        ("masters", MASTERS),
+        ("doubled_shoot", DOUBLED_SHOOT),
+        ("shoot_then_rally", SHOOT_THEN_RALLY),
+    ] {
         let plan = plan(text);
         for threads in [1, 2] {
             let spec = RunSpec {
@@ -79,5 +113,30 @@ fn rally(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, baseline, dice, rally);
+fn merge(c: &mut Criterion) {
+    // Merging is what threads and shards cost at the end: 1000 histograms of 64 values each.
+    let mut g = c.benchmark_group("histogram");
+    let parts: Vec<Histogram> = (0..1000u64)
+        .map(|p| {
+            let mut h = Histogram::new();
+            for v in 0..64 {
+                h.add_count(v, (p * 7 + v as u64) % 13 + 1);
+            }
+            h
+        })
+        .collect();
+    g.throughput(Throughput::Elements(parts.len() as u64));
+    g.bench_function("merge_1000", |b| {
+        b.iter(|| {
+            let mut total = Histogram::new();
+            for p in &parts {
+                total.merge(p);
+            }
+            black_box(total)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, baseline, dice, rally, merge);
 criterion_main!(benches);
