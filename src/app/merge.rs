@@ -1,0 +1,61 @@
+//! `rollcall merge`: joins the parts of a sharded run.
+
+use super::*;
+
+/// `rollcall merge`: checks the parts and writes the tables a single run would have written.
+/// Nothing is written unless every check passes.
+pub fn merge(parts: &[PathBuf], out: &Path) -> Result<PathBuf, Error> {
+    let mut files = Vec::new();
+    for p in parts {
+        if p.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| Error::Usage(format!("{}: cannot read folder: {e}", p.display())))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| {
+                    f.file_name().is_some_and(|n| {
+                        let n = n.to_string_lossy();
+                        n.starts_with("shard-") && n.ends_with(".json")
+                    })
+                })
+                .collect();
+            found.sort();
+            if found.is_empty() {
+                return Err(Error::Usage(format!(
+                    "{}: no shard-*.json partial-results file in this folder",
+                    p.display()
+                )));
+            }
+            files.extend(found);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let parts = files
+        .into_iter()
+        .map(|f| partial::read(&f).map(|part| (f, part)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (report, body) = partial::merge(&parts)?;
+    let wall: f64 = parts.iter().map(|(_, p)| p.wall_seconds).sum();
+    let played: u64 = parts.iter().map(|(_, p)| p.body.trials_played).sum();
+    let meta = RunMeta {
+        version: body.version.clone(),
+        scenario: body.scenario.clone(),
+        scenario_hash: body.scenario_hash.clone(),
+        method: body.method.clone(),
+        seed: body.seed,
+        trials_requested: body.trials,
+        sweep_points: report.variants.len(),
+        trials_played: played,
+        chunk_size: body.chunk_size,
+        threads: parts.iter().map(|(_, p)| p.threads).sum(),
+        shard: format!("merged/{}", body.shard_count),
+        wall_seconds: wall,
+        trials_per_second: if wall > 0.0 {
+            played as f64 / wall
+        } else {
+            0.0
+        },
+        complete: true,
+    };
+    write_tables(out, &report, &meta)
+}
