@@ -44,7 +44,7 @@ target = "target"
 
 fn plan(text: &str) -> Plan {
     let set = rollcall::scenario::parse(text, "bench", &[]).expect("shipped scenario loads");
-    Plan::compile(&set.variants[0].scenario).expect("shipped scenario compiles")
+    Plan::compile(&set.variants[0].scenario)
 }
 
 fn baseline(c: &mut Criterion) {

@@ -32,7 +32,7 @@ command = "rally"
 
 fn doubled_rally(c: &mut Criterion) {
     let set = rollcall::scenario::parse(HORDE, "bench", &[]).expect("bench scenario loads");
-    let plan = Plan::compile(&set.variants[0].scenario).expect("bench scenario compiles");
+    let plan = Plan::compile(&set.variants[0].scenario);
     // Open field: Binomial(1000, 3/4) restored.
     let report = exact::report(&set, &[Some(&plan)]).expect("exact applies");
     let restored = &report.variants[0].metrics[1];

@@ -321,22 +321,9 @@ fn refuses_what_it_cannot_follow_naming_the_step() {
 
     // A second shooter reaching only the nearer model: whether it can shoot depends on which
     // model the first one removed.
-    let reach = r#"
-[[unit]]
-id = "sniper"
-side = "blue"
-size = 1
-resolve = "d6>=4"
-weapon = { attacks = 1, hit = "d6>=4", damage = 1, range = 10.5 }
-models = [[10.0, 12.0]]
-[[step]]
-unit = "sniper"
-command = "shoot"
-target = "target"
-"#;
     let text = duel("", "size = 2\nmodels = [[20.0, 10.0], [30.0, 10.0]]", "")
         .replace("models = [[20.0, 10.0]]\n", "")
-        + reach;
+        + SNIPER;
     let why = refusal(&text);
     assert!(
         why.contains("step `step2` (shoot)") && why.contains("range"),
@@ -348,11 +335,8 @@ target = "target"
     assert!(matches!(cards, Err(Refusal::Cards)));
 }
 
-#[test]
-fn an_impossible_branch_needs_no_geometry() {
-    // The same far-reaching case with a gun that never hits: no model is ever removed, so the
-    // second shooter's range is the starting one and nothing is refused.
-    let reach = r#"
+/// A second shooter whose 10.5" range reaches only the nearer of two target models.
+const SNIPER: &str = r#"
 [[unit]]
 id = "sniper"
 side = "blue"
@@ -365,13 +349,18 @@ unit = "sniper"
 command = "shoot"
 target = "target"
 "#;
+
+#[test]
+fn an_impossible_branch_needs_no_geometry() {
+    // The same far-reaching case with a gun that never hits: no model is ever removed, so the
+    // second shooter's range is the starting one and nothing is refused.
     let text = duel("", "size = 2\nmodels = [[20.0, 10.0], [30.0, 10.0]]", "")
         .replace("models = [[20.0, 10.0]]\n", "")
         .replace(
             "hit = \"d6>=4\", damage = 1, range = 24.0",
             "hit = \"d6>=7\", damage = 1, range = 24.0",
         )
-        + reach;
+        + SNIPER;
     let r = exact_of(&text);
     assert_pmf(&pmf(&r, 0, "", "step2.ineligible"), &[(0, 1.0)], "in range");
     assert_pmf(
@@ -387,7 +376,7 @@ fn simulate(set: &ScenarioSet, trials: u64, seed: u64) -> Report {
         .variants
         .iter()
         .map(|v| {
-            let plan = Plan::compile(&v.scenario).unwrap();
+            let plan = Plan::compile(&v.scenario);
             let spec = RunSpec {
                 trials,
                 seed,

@@ -7,7 +7,7 @@ use crate::exact::Refusal;
 use crate::output::{
     self, partial, Comparison, MetricReport, Report, RunMeta, Tables, VariantReport,
 };
-use crate::rules::{Plan, PlanError};
+use crate::rules::Plan;
 use crate::scenario::{self, Scenario, ScenarioError, ScenarioSet, Setting};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -32,8 +32,6 @@ pub const RESULTS_DIR: &str = "results";
 pub enum Error {
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
-    #[error("{file}: {source}")]
-    Plan { file: String, source: PlanError },
     #[error("{0}")]
     Usage(String),
     #[error("cannot write {}: {source}", path.display())]
@@ -114,10 +112,10 @@ pub enum Compiled {
 }
 
 impl Compiled {
-    pub fn compile(scenario: &Scenario) -> Result<Compiled, PlanError> {
+    pub fn compile(scenario: &Scenario) -> Compiled {
         match &scenario.cards {
-            Some(game) => Ok(Compiled::Cards(Box::new(CardPlan::compile(game)))),
-            None => Plan::compile(scenario).map(|p| Compiled::Battle(Box::new(p))),
+            Some(game) => Compiled::Cards(Box::new(CardPlan::compile(game))),
+            None => Compiled::Battle(Box::new(Plan::compile(scenario))),
         }
     }
 
@@ -153,11 +151,7 @@ pub fn prepare(path: &Path, settings: &[Setting]) -> Result<(ScenarioSet, Vec<Co
         .variants
         .iter()
         .map(|v| Compiled::compile(&v.scenario))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|source| Error::Plan {
-            file: set.file.clone(),
-            source,
-        })?;
+        .collect();
     Ok((set, plans))
 }
 

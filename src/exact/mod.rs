@@ -23,7 +23,7 @@ pub mod validate;
 
 use crate::output::{ExactMetric, ExactReport, ExactVariant};
 use crate::rules::plan::{STEP_METRICS, UNIT_METRICS};
-use crate::rules::{Plan, PlanError};
+use crate::rules::Plan;
 use crate::scenario::{Scenario, ScenarioSet};
 use commands::Ctx;
 use state::{add, Dist, State, UnitState};
@@ -47,8 +47,6 @@ pub enum Refusal {
         command: &'static str,
         reason: String,
     },
-    #[error(transparent)]
-    Plan(#[from] PlanError),
 }
 
 /// One metric's exact pmf, named as in the Monte Carlo tables.
@@ -206,7 +204,7 @@ pub fn report(set: &ScenarioSet, plans: &[Option<&Plan>]) -> Result<ExactReport,
         let plan = match plans.get(i).copied().flatten() {
             Some(p) => p,
             None => {
-                owned = Plan::compile(&v.scenario)?;
+                owned = Plan::compile(&v.scenario);
                 &owned
             }
         };
@@ -252,7 +250,7 @@ command = "rally"
         for chain in [false, true] {
             for (size, spacing) in [(12, 1.5), (30, 1.0), (60, 3.0)] {
                 let set = scenario::parse(&horde(chain, size, spacing), "h.toml", &[]).unwrap();
-                let plan = Plan::compile(&set.variants[0].scenario).unwrap();
+                let plan = Plan::compile(&set.variants[0].scenario);
                 let missing = (size - 4) as usize;
                 let first = plan.rally_spots(0).first().to_vec();
                 if first.len() < missing {

@@ -14,5 +14,5 @@ pub mod response;
 pub mod shoot;
 pub mod world;
 
-pub use plan::{Plan, PlanError};
+pub use plan::Plan;
 pub use world::World;

@@ -29,14 +29,6 @@ pub const HIT_COVERING_FIRE: usize = 1;
 pub const SAVE_NORMAL: usize = 0;
 pub const SAVE_DEFENDING: usize = 1;
 
-/// Why a scenario cannot be compiled. (Every scenario that validates compiles today; the type
-/// stays so that a future rule can refuse with a reason instead of a panic.)
-#[derive(Debug, thiserror::Error)]
-pub enum PlanError {
-    #[error("step `{step}`: {problem}")]
-    Unsupported { step: String, problem: String },
-}
-
 /// Success-count tables for one test, by number of tests, built on first use.
 struct Tables {
     p: Fraction,
@@ -107,7 +99,8 @@ pub struct Plan {
 }
 
 impl Plan {
-    pub fn compile(scenario: &Scenario) -> Result<Plan, PlanError> {
+    /// Every validated scenario compiles: validation is where refusals live.
+    pub fn compile(scenario: &Scenario) -> Plan {
         let most_attacks = scenario
             .units
             .iter()
@@ -205,14 +198,14 @@ impl Plan {
                 }
             }
         }
-        Ok(Plan {
+        Plan {
             scenario: scenario.clone(),
             units,
             arms,
             metrics,
             pairs,
             force_general: false,
-        })
+        }
     }
 
     /// Disables the precomputed fast paths (for tests that check them against the general
@@ -399,7 +392,7 @@ impl rand::TryRng for Scripted {
     }
 }
 
-fn bases_except(scenario: &Scenario, unit: usize) -> (Vec<Base>, Vec<Base>) {
+fn starting_bases(scenario: &Scenario, unit: usize) -> (Vec<Base>, Vec<Base>) {
     let side = &scenario.units[unit].side;
     let mut all = Vec::new();
     let mut enemies = Vec::new();
@@ -420,7 +413,7 @@ fn bases_except(scenario: &Scenario, unit: usize) -> (Vec<Base>, Vec<Base>) {
 
 fn enemy_within_1_at_start(scenario: &Scenario, unit: usize) -> bool {
     let u = &scenario.units[unit];
-    let (_, enemies) = bases_except(scenario, unit);
+    let (_, enemies) = starting_bases(scenario, unit);
     u.models.iter().any(|&p| {
         enemies
             .iter()
@@ -436,7 +429,7 @@ fn starting_spots(scenario: &Scenario, unit: usize) -> Vec<Point> {
 /// Where a Rally use puts its models when the unit has its starting models plus `placed`.
 fn second_spots(scenario: &Scenario, unit: usize, placed: &[Point]) -> Vec<Point> {
     let u = &scenario.units[unit];
-    let (mut bases, enemies) = bases_except(scenario, unit);
+    let (mut bases, enemies) = starting_bases(scenario, unit);
     bases.extend(placed.iter().map(|&centre| Base {
         centre,
         radius: u.radius(),
