@@ -5,7 +5,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rand::Rng;
 use rollcall::cards::CardPlan;
-use rollcall::engine::{self, stream, Monitor, RunSpec, Shard, Trial};
+use rollcall::engine::{self, stream, Monitor, Plain, RunSpec, Shard, Trial};
 use std::hint::black_box;
 
 fn plan(text: &str) -> CardPlan {
@@ -71,10 +71,10 @@ fn turns(c: &mut Criterion) {
         let mut out = vec![0i64; plan.metrics().len()];
         g.throughput(Throughput::Elements(GAMES * turns as u64));
         g.bench_function(format!("random_decks_{turns}_turn_games"), |b| {
-            let mut rng = stream::chunk_stream(1, 0);
+            let mut draws = Plain(stream::chunk_stream(1, 0));
             b.iter(|| {
                 for _ in 0..GAMES {
-                    plan.play(0, &mut scratch, &mut rng, &mut out);
+                    plan.play(0, &mut scratch, &mut draws, &mut out);
                 }
                 black_box(out[0])
             })

@@ -807,7 +807,7 @@ impl SuccessCount {
 
     /// The count a random word `u` draws.
     #[inline]
-    fn count_for(&self, u: u64) -> u32 {
+    pub(crate) fn count_for(&self, u: u64) -> u32 {
         // Counts are monotone in `u`, so a byte range whose two ends agree draws one count.
         match self.guide.get((u >> 56) as usize) {
             Some(&k) if k != AMBIGUOUS => k as u32,

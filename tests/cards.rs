@@ -4,7 +4,7 @@
 
 use rollcall::cards::{CardPlan, Event, GameLog};
 use rollcall::engine::stream::{chunk_stream, trial_stream};
-use rollcall::engine::Trial;
+use rollcall::engine::{Plain, Trial};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -446,7 +446,7 @@ fn every_card_resolves_or_is_cancelled_exactly_once_and_scores_add_up() {
                 }
             }
             // The engine's path writes the same numbers from the same stream.
-            plan.play(0, &mut scratch, &mut trial_stream(seed), &mut out);
+            plan.play(0, &mut scratch, &mut Plain(trial_stream(seed)), &mut out);
             let logged: Vec<i64> = log.metrics.iter().map(|m| m.1).collect();
             assert_eq!(out, logged, "seed {seed}");
         }

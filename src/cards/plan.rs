@@ -14,7 +14,7 @@ use super::data::{CardGame, CardIx, Initiative, Plays, CARD_METRICS, PLAYERS};
 use super::orderings::{self, Ordering};
 use super::resolve::{describe, resolve_turn, Event, Sink, Table};
 use super::zones::{below, remove_in_order};
-use crate::engine::{MetricName, Trial};
+use crate::engine::{Draws, MetricName, Trial};
 use rand::Rng;
 
 const NO_SLOT: u32 = u32::MAX;
@@ -352,7 +352,18 @@ impl Trial for CardPlan {
         }
     }
 
-    fn play<R: Rng>(&self, arm: usize, scratch: &mut Scratch, rng: &mut R, out: &mut [i64]) {
+    /// Shuffles and random choices draw raw words, so games are never memoised.
+    fn memoise(&self) -> bool {
+        false
+    }
+
+    fn play<'t, D: Draws<'t>>(
+        &'t self,
+        arm: usize,
+        scratch: &mut Scratch,
+        draws: &mut D,
+        out: &mut [i64],
+    ) {
         let start = arm * self.per_arm;
         let Some(block) = out.get_mut(start..start + self.per_arm) else {
             return;
@@ -365,7 +376,7 @@ impl Trial for CardPlan {
             score: self.score_slots,
             values: &self.values,
         };
-        self.play_game(arm, scratch, rng, &mut counter);
+        self.play_game(arm, scratch, draws.words(), &mut counter);
     }
 }
 
@@ -374,6 +385,7 @@ mod tests {
     use super::*;
     use crate::cards::testing::game;
     use crate::engine::stream::chunk_stream;
+    use crate::engine::Plain;
 
     const SET: &str = r#"
 [cards]
@@ -473,7 +485,7 @@ kind = "action"
         // Each arm writes its own block only.
         let mut out = vec![-1; plan.metrics().len()];
         let mut scratch = plan.scratch();
-        plan.play(1, &mut scratch, &mut chunk_stream(1, 0), &mut out);
+        plan.play(1, &mut scratch, &mut Plain(chunk_stream(1, 0)), &mut out);
         let m = plan.metrics_per_arm();
         assert!(out[..m].iter().all(|&v| v == -1) && out[2 * m..].iter().all(|&v| v == -1));
         assert!(out[m..2 * m].iter().all(|&v| v >= 0));

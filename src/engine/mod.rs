@@ -6,13 +6,17 @@
 //! only on which chunks were played, never on how they were spread: that is what makes the
 //! output files byte-identical for any thread count and for shards merged back.
 
+pub mod draws;
 pub mod stream;
+pub mod tree;
 
-use crate::dice::SuccessCount;
+pub use draws::{Draw, Draws, Plain};
+
 use crate::stats::{Histogram, Summary};
 use rand::Rng;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use tree::{Flat, Tree, Walked};
 
 /// Trials per chunk. Part of the reproducibility contract: changing it changes results.
 pub const CHUNK_SIZE: u64 = 1 << 16;
@@ -37,22 +41,20 @@ pub trait Trial: Sync {
     fn pairs(&self) -> &[(usize, usize)];
     fn scratch(&self) -> Self::Scratch;
     /// Plays arm `arm` of one trial, writing that arm's metrics into their slots of `out`.
-    fn play<R: Rng>(&self, arm: usize, scratch: &mut Self::Scratch, rng: &mut R, out: &mut [i64]);
+    /// Every random decision goes through `draws`.
+    fn play<'t, D: Draws<'t>>(
+        &'t self,
+        arm: usize,
+        scratch: &mut Self::Scratch,
+        draws: &mut D,
+        out: &mut [i64],
+    );
 
-    /// The same trial as a single draw from a table, when it is one; the engine then counts
-    /// outcomes instead of playing. It must draw exactly what `play` draws.
-    fn outcome_table(&self) -> Option<OutcomeTable> {
-        None
+    /// Whether the engine may remember trials as paths of draws ([`tree`]). A trial that is
+    /// not a pure function of its draws must say no; one that draws raw words is detected.
+    fn memoise(&self) -> bool {
+        true
     }
-}
-
-/// A trial that is one draw: `draw` picks outcome k with one random word (no draw and outcome
-/// 0 when `draw` is `None`), and `outcomes[k]` holds the metrics it writes (`None` when k
-/// cannot be drawn).
-#[derive(Debug, Clone)]
-pub struct OutcomeTable {
-    pub draw: Option<SuccessCount>,
-    pub outcomes: Vec<Option<Vec<i64>>>,
 }
 
 /// A metric as written in the tables: the arm (choice) it belongs to and its name.
@@ -159,7 +161,6 @@ pub fn run<T: Trial>(trial: &T, spec: &RunSpec, monitor: &Monitor) -> Result<Out
             problem: e.to_string(),
         })?;
     let chunks = spec.shard.chunks(chunk_count(spec.trials));
-    let table = trial.outcome_table();
     let mut gathered = Gathered::empty(trial.metrics().len(), trial.pairs().len());
     let mut next = chunks.start;
     let mut checkpoint = chunks.start + PRECISION_FIRST_CHECK;
@@ -168,7 +169,7 @@ pub fn run<T: Trial>(trial: &T, spec: &RunSpec, monitor: &Monitor) -> Result<Out
             Some(_) => checkpoint.min(chunks.end),
             None => chunks.end,
         };
-        let batch = pool.install(|| play_chunks(trial, table.as_ref(), spec, next..end, monitor));
+        let batch = pool.install(|| play_chunks(trial, spec, next..end, monitor));
         gathered.merge(&batch);
         if monitor.stop.load(Ordering::Relaxed) {
             return Ok(Outcome {
@@ -198,7 +199,6 @@ fn precise_enough(g: &Gathered, eps: f64) -> bool {
 
 fn play_chunks<T: Trial>(
     trial: &T,
-    table: Option<&OutcomeTable>,
     spec: &RunSpec,
     chunks: std::ops::Range<u64>,
     monitor: &Monitor,
@@ -208,17 +208,14 @@ fn play_chunks<T: Trial>(
     chunks
         .into_par_iter()
         .fold(
-            || (trial.scratch(), Gathered::empty(metrics, pairs)),
-            |(mut scratch, mut acc), chunk| {
+            || (Worker::new(trial), Gathered::empty(metrics, pairs)),
+            |(mut worker, mut acc), chunk| {
                 if !monitor.stop.load(Ordering::Relaxed) {
-                    match table {
-                        Some(table) => play_table_chunk(trial, table, spec, chunk, &mut acc),
-                        None => play_chunk(trial, spec, chunk, &mut scratch, &mut acc),
-                    }
+                    worker.play_chunk(trial, spec, chunk, &mut acc);
                     let done = chunk_len(spec.trials, chunk);
                     monitor.trials_done.fetch_add(done, Ordering::Relaxed);
                 }
-                (scratch, acc)
+                (worker, acc)
             },
         )
         .map(|(_, acc)| acc)
@@ -240,93 +237,165 @@ fn chunk_len(trials: u64, chunk: u64) -> u64 {
 /// comparison per trial instead of a histogram update.
 const BATCH: usize = 256;
 
-fn play_chunk<T: Trial>(
-    trial: &T,
-    spec: &RunSpec,
-    chunk: u64,
-    scratch: &mut T::Scratch,
-    acc: &mut Gathered,
-) {
-    let mut rng = stream::chunk_stream(spec.seed, chunk);
-    let n = chunk_len(spec.trials, chunk);
-    let m = trial.metrics().len();
-    let arms = trial.arms();
-    let mut out = vec![0i64; m];
-    // Column-major: column j holds metric j for the batch's trials, contiguous so the
-    // "unchanged across the batch" test vectorises.
-    let mut columns = vec![0i64; m * BATCH];
-    let mut differences = vec![0i64; BATCH];
-    let mut left = n as usize;
-    while left > 0 {
-        let batch = left.min(BATCH);
-        for t in 0..batch {
-            if arms == 1 {
-                trial.play(0, scratch, &mut rng, &mut out);
-            } else {
+/// One worker's memory, reused across its chunks so the hot path allocates nothing.
+struct Worker<'t, T: Trial> {
+    scratch: T::Scratch,
+    /// One per arm.
+    trees: Vec<Tree<'t>>,
+    out: Vec<i64>,
+    /// Column-major: column j holds metric j for the batch's trials, contiguous so the
+    /// "unchanged across the batch" test vectorises.
+    columns: Vec<i64>,
+    differences: Vec<i64>,
+    /// Trials in `columns`.
+    filled: usize,
+    /// Single-arm trials ended at each leaf of the tree, this chunk.
+    leaf_counts: Vec<u64>,
+}
+
+impl<'t, T: Trial> Worker<'t, T> {
+    fn new(trial: &'t T) -> Self {
+        let m = trial.metrics().len();
+        Worker {
+            scratch: trial.scratch(),
+            trees: (0..trial.arms())
+                .map(|arm| Tree::new(trial, arm, trial.memoise()))
+                .collect(),
+            out: vec![0; m],
+            columns: vec![0; m * BATCH],
+            differences: vec![0; BATCH],
+            filled: 0,
+            leaf_counts: Vec::new(),
+        }
+    }
+
+    fn play_chunk(&mut self, trial: &'t T, spec: &RunSpec, chunk: u64, acc: &mut Gathered) {
+        let mut rng = stream::chunk_stream(spec.seed, chunk);
+        let n = chunk_len(spec.trials, chunk);
+        if trial.arms() == 1 {
+            self.play_one_arm(trial, &mut rng, n, acc);
+        } else {
+            for _ in 0..n {
+                // Every arm replays the same stream: common random numbers.
                 let word = rng.next_u64();
-                for arm in 0..arms {
-                    trial.play(arm, scratch, &mut stream::trial_stream(word), &mut out);
+                for arm in 0..self.trees.len() {
+                    let tree = &mut self.trees[arm];
+                    let mut arm_rng = stream::trial_stream(word);
+                    let walked = tree.walk(trial, &mut self.scratch, &mut arm_rng, &mut self.out);
+                    if let Walked::Leaf(leaf) = walked {
+                        for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
+                            self.out[slot] = v;
+                        }
+                    }
                 }
-            }
-            for (j, &v) in out.iter().enumerate() {
-                columns[j * BATCH + t] = v;
+                self.push_out(trial, acc);
             }
         }
-        for (column, h) in columns.chunks_exact(BATCH).zip(&mut acc.metrics) {
+        self.flush(trial, acc);
+        acc.trials += n;
+        acc.chunks += 1;
+    }
+
+    /// One arm: trials that end at a leaf are counted per leaf and expanded at the end.
+    fn play_one_arm<R: Rng>(&mut self, trial: &'t T, rng: &mut R, n: u64, acc: &mut Gathered) {
+        let mut left = n;
+        while left > 0 {
+            match self.trees[0].flat() {
+                Some(Flat::Constant(leaf)) => {
+                    self.count_leaf(leaf, left);
+                    left = 0;
+                }
+                Some(Flat::OneDraw { draw, leaves }) => {
+                    // The hot loop of a one-draw trial: a word, a table lookup, a count.
+                    let mut counts = vec![0u64; leaves.len()];
+                    match draw {
+                        Draw::Count(table) => {
+                            for _ in 0..left {
+                                counts[table.count_for(rng.next_u64()) as usize] += 1;
+                            }
+                        }
+                        Draw::Uniform(_) => {
+                            for _ in 0..left {
+                                counts[draw.result(rng.next_u64()) as usize] += 1;
+                            }
+                        }
+                    }
+                    let leaves = leaves.to_vec();
+                    for (leaf, count) in leaves.into_iter().zip(counts) {
+                        if count > 0 {
+                            self.count_leaf(leaf, count);
+                        }
+                    }
+                    left = 0;
+                }
+                None => {
+                    let tree = &mut self.trees[0];
+                    match tree.walk(trial, &mut self.scratch, rng, &mut self.out) {
+                        Walked::Leaf(leaf) => self.count_leaf(leaf, 1),
+                        Walked::Played => self.push_out(trial, acc),
+                    }
+                    left -= 1;
+                }
+            }
+        }
+        let tree = &self.trees[0];
+        for (leaf, count) in self.leaf_counts.iter_mut().enumerate() {
+            if *count == 0 {
+                continue;
+            }
+            for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf as u32)) {
+                self.out[slot] = v;
+            }
+            for (h, &v) in acc.metrics.iter_mut().zip(&self.out) {
+                h.add_count(v, *count);
+            }
+            for (h, &(a, b)) in acc.differences.iter_mut().zip(trial.pairs()) {
+                h.add_count(self.out[a] - self.out[b], *count);
+            }
+            *count = 0;
+        }
+    }
+
+    fn count_leaf(&mut self, leaf: u32, count: u64) {
+        let leaf = leaf as usize;
+        if leaf >= self.leaf_counts.len() {
+            self.leaf_counts.resize(leaf + 1, 0);
+        }
+        self.leaf_counts[leaf] += count;
+    }
+
+    /// Adds `out` as one trial of the column batch.
+    fn push_out(&mut self, trial: &T, acc: &mut Gathered) {
+        for (j, &v) in self.out.iter().enumerate() {
+            self.columns[j * BATCH + self.filled] = v;
+        }
+        self.filled += 1;
+        if self.filled == BATCH {
+            self.flush(trial, acc);
+        }
+    }
+
+    fn flush(&mut self, trial: &T, acc: &mut Gathered) {
+        let batch = std::mem::take(&mut self.filled);
+        if batch == 0 {
+            return;
+        }
+        for (column, h) in self.columns.chunks_exact(BATCH).zip(&mut acc.metrics) {
             add_column(h, &column[..batch]);
         }
         for (h, &(a, b)) in acc.differences.iter_mut().zip(trial.pairs()) {
-            let (first, second) = (&columns[a * BATCH..], &columns[b * BATCH..]);
-            for (d, (x, y)) in differences
+            let (first, second) = (&self.columns[a * BATCH..], &self.columns[b * BATCH..]);
+            for (d, (x, y)) in self
+                .differences
                 .iter_mut()
                 .zip(first.iter().zip(second))
                 .take(batch)
             {
                 *d = x - y;
             }
-            add_column(h, &differences[..batch]);
-        }
-        left -= batch;
-    }
-    acc.trials += n;
-    acc.chunks += 1;
-}
-
-/// A chunk of a one-draw trial: count the outcomes, then expand the counts into histograms.
-fn play_table_chunk<T: Trial>(
-    trial: &T,
-    table: &OutcomeTable,
-    spec: &RunSpec,
-    chunk: u64,
-    acc: &mut Gathered,
-) {
-    let n = chunk_len(spec.trials, chunk);
-    let mut counts = vec![0u64; table.outcomes.len()];
-    match &table.draw {
-        Some(draw) => {
-            let mut rng = stream::chunk_stream(spec.seed, chunk);
-            for _ in 0..n {
-                counts[draw.sample(&mut rng) as usize] += 1;
-            }
-        }
-        None => counts[0] = n,
-    }
-    for (outcome, &count) in table.outcomes.iter().zip(&counts) {
-        if count == 0 {
-            continue;
-        }
-        let out = outcome
-            .as_ref()
-            .expect("an outcome the draw can produce has metrics");
-        for (h, &v) in acc.metrics.iter_mut().zip(out) {
-            h.add_count(v, count);
-        }
-        for (h, &(a, b)) in acc.differences.iter_mut().zip(trial.pairs()) {
-            h.add_count(out[a] - out[b], count);
+            add_column(h, &self.differences[..batch]);
         }
     }
-    acc.trials += n;
-    acc.chunks += 1;
 }
 
 fn add_column(h: &mut Histogram, values: &[i64]) {
@@ -368,8 +437,14 @@ mod tests {
             &[(0, 1)]
         }
         fn scratch(&self) {}
-        fn play<R: Rng>(&self, arm: usize, _: &mut (), rng: &mut R, out: &mut [i64]) {
-            out[arm] = (rng.next_u64() % 6) as i64 + 1 + arm as i64;
+        fn play<'t, D: Draws<'t>>(
+            &'t self,
+            arm: usize,
+            _: &mut (),
+            draws: &mut D,
+            out: &mut [i64],
+        ) {
+            out[arm] = draws.uniform(6) as i64 + 1 + arm as i64;
         }
     }
 

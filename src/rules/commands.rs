@@ -9,8 +9,8 @@
 use super::plan::Plan;
 use super::world::{Restrictions, World};
 use super::{movement, rally, response, shoot};
+use crate::engine::Draws;
 use crate::scenario::{Command, Step};
-use rand::Rng;
 use std::fmt;
 
 /// Why a command could not be declared.
@@ -63,11 +63,11 @@ pub fn barred_by(command: Command) -> Restrictions {
 }
 
 /// Declares and resolves `step` in the acting unit's normal activation.
-pub fn declare<R: Rng>(
-    plan: &Plan,
+pub fn declare<'p, D: Draws<'p>>(
+    plan: &'p Plan,
     world: &mut World,
     step: &Step,
-    rng: &mut R,
+    draws: &mut D,
 ) -> Result<Resolved, Ineligible> {
     let actor = step.unit;
     let state = &world.units[actor];
@@ -96,7 +96,7 @@ pub fn declare<R: Rng>(
         1
     };
     // Only use 1 opens a response window; what is declared there lasts through use 2.
-    let responses = response::window(plan, world, step, rng);
+    let responses = response::window(plan, world, step, draws);
     let mut outcome = Resolved {
         uses: 0,
         fizzled: 0,
@@ -108,7 +108,7 @@ pub fn declare<R: Rng>(
     } else {
         match step.command {
             Command::Rally => {
-                rally::resolve(plan, world, actor, uses, rng);
+                rally::resolve(plan, world, actor, uses, draws);
                 outcome.uses = uses;
             }
             Command::Run => {
@@ -129,7 +129,7 @@ pub fn declare<R: Rng>(
                             }
                         }
                     }
-                    shoot::resolve(plan, world, actor, target, 0, rng);
+                    shoot::resolve(plan, world, actor, target, 0, draws);
                     outcome.uses += 1;
                 }
             }

@@ -11,9 +11,8 @@ use super::placement::{self, Base, Surroundings};
 use super::world::World;
 use crate::dice::Fraction;
 use crate::dice::SuccessCount;
-use crate::engine::{MetricName, OutcomeTable, Trial};
-use crate::scenario::{Command, Scenario, Step};
-use rand::Rng;
+use crate::engine::{Draws, MetricName, Trial};
+use crate::scenario::{Command, Scenario, Step, Unit};
 use std::sync::OnceLock;
 
 /// Per-unit metric names, in the order they are written.
@@ -22,10 +21,10 @@ pub const UNIT_METRICS: [&str; 5] = ["alive", "restored", "lost", "damage_taken"
 /// declared, and responses declared in its window.
 pub const STEP_METRICS: [&str; 4] = ["resolved", "fizzled", "ineligible", "responses"];
 
-/// Hit tables: a normal attack, and Covering Fire's modified one.
+/// How an attack is made: a normal attack, or Covering Fire's modified one.
 pub const HIT_NORMAL: usize = 0;
 pub const HIT_COVERING_FIRE: usize = 1;
-/// Save tables: a normal defense test, and one with Defend's bonus.
+/// How its defense test is taken: normally, or with Defend's bonus.
 pub const SAVE_NORMAL: usize = 0;
 pub const SAVE_DEFENDING: usize = 1;
 
@@ -73,10 +72,9 @@ impl RallySpots {
 
 struct UnitPlan {
     resolve: Tables,
-    /// Indexed by `HIT_*`, when the unit has a weapon.
-    hits: Vec<Tables>,
-    /// Indexed by `SAVE_*`, when the unit has a defense test.
-    saves: Vec<Tables>,
+    /// When the unit has a weapon: the count of failed defense tests its attacks cause,
+    /// indexed by [`wound_index`].
+    wounds: Vec<Tables>,
     enemy_within_1_at_start: bool,
     rally: Option<RallySpots>,
 }
@@ -101,12 +99,6 @@ pub struct Plan {
 impl Plan {
     /// Every validated scenario compiles: validation is where refusals live.
     pub fn compile(scenario: &Scenario) -> Plan {
-        let most_attacks = scenario
-            .units
-            .iter()
-            .filter_map(|u| u.weapon.as_ref().map(|w| u.size * w.attacks))
-            .max()
-            .unwrap_or(0);
         let options = &scenario.options;
         let rallying = |u: usize| {
             scenario
@@ -121,33 +113,24 @@ impl Plan {
             .enumerate()
             .map(|(i, u)| UnitPlan {
                 resolve: Tables::new(u.resolve.probability(), u.size),
-                hits: u
+                wounds: u
                     .weapon
                     .iter()
                     .flat_map(|w| {
                         let attacks = u.size * w.attacks;
-                        [
-                            Tables::new(w.hit.probability(), attacks),
-                            Tables::new(
-                                w.hit
-                                    .with_bonus(options.covering_fire_hit_modifier)
-                                    .probability(),
-                                attacks,
-                            ),
-                        ]
-                    })
-                    .collect(),
-                saves: u
-                    .defense
-                    .iter()
-                    .flat_map(|d| {
-                        [
-                            Tables::new(d.probability(), most_attacks),
-                            Tables::new(
-                                d.with_bonus(options.defend_bonus).probability(),
-                                most_attacks,
-                            ),
-                        ]
+                        let hit = [
+                            w.hit.probability(),
+                            w.hit
+                                .with_bonus(options.covering_fire_hit_modifier)
+                                .probability(),
+                        ];
+                        hit.into_iter().flat_map(move |hit| {
+                            scenario.units.iter().flat_map(move |target| {
+                                [0, options.defend_bonus].map(|bonus| {
+                                    Tables::new(wound_probability(hit, target, bonus), attacks)
+                                })
+                            })
+                        })
                     })
                     .collect(),
                 enemy_within_1_at_start: enemy_within_1_at_start(scenario, i),
@@ -228,14 +211,18 @@ impl Plan {
         self.units[unit].resolve.get(tests)
     }
 
-    /// The draw of hits among `attacks` attacks of `unit`'s weapon (`kind`: `HIT_*`).
-    pub(crate) fn hit_count(&self, unit: usize, kind: usize, attacks: u32) -> &SuccessCount {
-        self.units[unit].hits[kind].get(attacks)
-    }
-
-    /// The draw of saves among `tests` defense tests of `unit` (`kind`: `SAVE_*`).
-    pub(crate) fn save_count(&self, unit: usize, kind: usize, tests: u32) -> &SuccessCount {
-        self.units[unit].saves[kind].get(tests)
+    /// The draw of failed defense tests (unsaved hits) among `attacks` attacks of
+    /// `shooter`'s weapon at `target` (`hit`: `HIT_*`, `save`: `SAVE_*`).
+    pub(crate) fn wound_count(
+        &self,
+        shooter: usize,
+        hit: usize,
+        target: usize,
+        save: usize,
+        attacks: u32,
+    ) -> &SuccessCount {
+        let units = self.units.len();
+        self.units[shooter].wounds[(hit * units + target) * 2 + save].get(attacks)
     }
 
     pub(crate) fn enemy_within_1_at_start(&self, unit: usize) -> bool {
@@ -260,14 +247,14 @@ impl Plan {
         })
     }
 
-    fn play_step<R: Rng>(
-        &self,
-        step: &Step,
+    fn play_step<'t, D: Draws<'t>>(
+        &'t self,
+        step: &'t Step,
         world: &mut World,
-        rng: &mut R,
+        draws: &mut D,
     ) -> Result<Resolved, Ineligible> {
         world.start_round(step.round);
-        commands::declare(self, world, step, rng)
+        commands::declare(self, world, step, draws)
     }
 }
 
@@ -290,49 +277,18 @@ impl Trial for Plan {
         World::new(self)
     }
 
-    /// A lone Rally without Call of the Masters is one draw of the success count: list its
-    /// outcomes by playing the step once per count, with a scripted word that draws it.
-    fn outcome_table(&self) -> Option<OutcomeTable> {
-        if self.force_general || self.arms.len() != 1 {
-            return None;
-        }
-        let [step] = self.arms[0].steps.as_slice() else {
-            return None;
-        };
-        let unit = &self.scenario.units[step.unit];
-        if step.command != Command::Rally || unit.call_of_the_masters {
-            return None;
-        }
-        let draw = self.resolve_count(step.unit, unit.size - unit.alive());
-        let mut world = World::new(self);
-        let mut out = vec![0; self.metrics.len()];
-        let mut outcomes = Vec::new();
-        for k in 0..=draw.trials() {
-            let Some(word) = draw.word_for(k) else {
-                outcomes.push(None);
-                continue;
-            };
-            let mut rng = Scripted { word, draws: 0 };
-            self.play(0, &mut world, &mut rng, &mut out);
-            match rng.draws {
-                // Not eligible: the trial never draws and always ends the same way.
-                0 => {
-                    return Some(OutcomeTable {
-                        draw: None,
-                        outcomes: vec![Some(out)],
-                    })
-                }
-                1 => outcomes.push(Some(out.clone())),
-                _ => return None,
-            }
-        }
-        Some(OutcomeTable {
-            draw: Some(draw.clone()),
-            outcomes,
-        })
+    /// The general path (`force_general_path`) plays every trial in full.
+    fn memoise(&self) -> bool {
+        !self.force_general
     }
 
-    fn play<R: Rng>(&self, arm: usize, world: &mut World, rng: &mut R, out: &mut [i64]) {
+    fn play<'t, D: Draws<'t>>(
+        &'t self,
+        arm: usize,
+        world: &mut World,
+        draws: &mut D,
+        out: &mut [i64],
+    ) {
         let arm = &self.arms[arm];
         world.reset(self, arm.first_round);
         let units = self.scenario.units.len();
@@ -342,7 +298,7 @@ impl Trial for Plan {
             .iter()
             .zip(step_out.chunks_exact_mut(STEP_METRICS.len()))
         {
-            let (r, ineligible) = match self.play_step(step, world, rng) {
+            let (r, ineligible) = match self.play_step(step, world, draws) {
                 Ok(r) => (r, 0),
                 Err(_) => (Resolved::default(), 1),
             };
@@ -366,30 +322,20 @@ impl Trial for Plan {
     }
 }
 
-/// A random source that always gives the same word and counts how often it was asked.
-struct Scripted {
-    word: u64,
-    draws: u32,
-}
-
-impl rand::TryRng for Scripted {
-    type Error = std::convert::Infallible;
-
-    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
-        self.draws += 1;
-        Ok((self.word >> 32) as u32)
-    }
-
-    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
-        self.draws += 1;
-        Ok(self.word)
-    }
-
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
-        self.draws += 1;
-        dst.fill(0);
-        Ok(())
-    }
+/// The chance that one attack hits and its defense test (taken with `bonus`) fails. Hits are
+/// Binomial(attacks, p_hit) and failed tests Binomial(hits, 1 - p_save) given the hits, so
+/// failed tests are Binomial(attacks, p_hit * (1 - p_save)): one draw instead of two.
+fn wound_probability(hit: Fraction, target: &Unit, bonus: i32) -> Fraction {
+    let Some(defense) = &target.defense else {
+        return hit;
+    };
+    let fail = defense.with_bonus(bonus).probability().one_minus();
+    hit.checked_mul(fail).unwrap_or_else(|| {
+        // Only dice with more than 2^64 outcomes on both tests get here; the sampler works in
+        // f64 anyway, so the product rounded to 2^-120 draws the same.
+        const SCALE: f64 = (1u128 << 120) as f64;
+        Fraction::new((hit.to_f64() * fail.to_f64() * SCALE) as u128, 1 << 120)
+    })
 }
 
 fn starting_bases(scenario: &Scenario, unit: usize) -> (Vec<Base>, Vec<Base>) {

@@ -6,7 +6,7 @@ use super::geometry::within;
 use super::placement::{self, Surroundings};
 use super::plan::Plan;
 use super::world::{Layout, Model, World};
-use rand::Rng;
+use crate::engine::Draws;
 
 /// Whether any model of `unit` is within 1" of an enemy model.
 pub fn enemy_within_1(plan: &Plan, world: &mut World, unit: usize) -> bool {
@@ -25,27 +25,39 @@ pub fn enemy_within_1(plan: &Plan, world: &mut World, unit: usize) -> bool {
 }
 
 /// Resolves `uses` uses of Rally.
-pub fn resolve<R: Rng>(plan: &Plan, world: &mut World, unit: usize, uses: u32, rng: &mut R) {
+pub fn resolve<'p, D: Draws<'p>>(
+    plan: &'p Plan,
+    world: &mut World,
+    unit: usize,
+    uses: u32,
+    draws: &mut D,
+) {
     if world.pristine && plan.fast_paths() {
-        from_start(plan, world, unit, uses, rng);
+        from_start(plan, world, unit, uses, draws);
     } else {
         for _ in 0..uses {
-            one_use(plan, world, unit, rng);
+            one_use(plan, world, unit, draws);
         }
     }
 }
 
 /// The fast path: from the starting layout, placements are the precomputed spots, so a use is
 /// one draw and a `min`. Draws exactly what [`one_use`] draws.
-fn from_start<R: Rng>(plan: &Plan, world: &mut World, unit: usize, uses: u32, rng: &mut R) {
+fn from_start<'p, D: Draws<'p>>(
+    plan: &'p Plan,
+    world: &mut World,
+    unit: usize,
+    uses: u32,
+    draws: &mut D,
+) {
     let size = plan.scenario().units[unit].size;
     let start = world.units[unit].alive;
     let spots = plan.rally_spots(unit);
-    let successes = plan.resolve_count(unit, size - start).sample(rng);
+    let successes = draws.count(plan.resolve_count(unit, size - start));
     let first = successes.min(spots.first().len() as u32);
     let mut second = 0;
     if uses == 2 {
-        let successes = plan.resolve_count(unit, size - start - first).sample(rng);
+        let successes = draws.count(plan.resolve_count(unit, size - start - first));
         let after = plan.second_rally_spots(unit, first as usize);
         second = successes.min(after.len() as u32);
     }
@@ -60,10 +72,10 @@ fn from_start<R: Rng>(plan: &Plan, world: &mut World, unit: usize, uses: u32, rn
 }
 
 /// One use of Rally on any layout.
-fn one_use<R: Rng>(plan: &Plan, world: &mut World, unit: usize, rng: &mut R) {
+fn one_use<'p, D: Draws<'p>>(plan: &'p Plan, world: &mut World, unit: usize, draws: &mut D) {
     let u = &plan.scenario().units[unit];
     let missing = u.size - world.units[unit].alive;
-    let successes = plan.resolve_count(unit, missing).sample(rng);
+    let successes = draws.count(plan.resolve_count(unit, missing));
     if successes == 0 {
         return;
     }

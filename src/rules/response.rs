@@ -7,8 +7,8 @@
 use super::plan::{Plan, HIT_COVERING_FIRE};
 use super::shoot;
 use super::world::{Restrictions, World};
+use crate::engine::Draws;
 use crate::scenario::{Response, Step};
-use rand::Rng;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Answer {
@@ -18,7 +18,12 @@ enum Answer {
 }
 
 /// Opens the window of `step`; returns how many responses were declared.
-pub fn window<R: Rng>(plan: &Plan, world: &mut World, step: &Step, rng: &mut R) -> u32 {
+pub fn window<'p, D: Draws<'p>>(
+    plan: &'p Plan,
+    world: &mut World,
+    step: &Step,
+    draws: &mut D,
+) -> u32 {
     let actor = step.unit;
     let mut declared = 0;
     for r in 0..plan.scenario().units.len() {
@@ -55,7 +60,7 @@ pub fn window<R: Rng>(plan: &Plan, world: &mut World, step: &Step, rng: &mut R) 
                     n += 1;
                 }
                 if n > 1 {
-                    options[((rng.next_u64() as u128 * n as u128) >> 64) as usize]
+                    options[draws.uniform(n as u32) as usize]
                 } else {
                     Answer::Nothing
                 }
@@ -70,7 +75,7 @@ pub fn window<R: Rng>(plan: &Plan, world: &mut World, step: &Step, rng: &mut R) 
                 declared += 1;
             }
             Answer::CoveringFire => {
-                shoot::resolve(plan, world, r, actor, HIT_COVERING_FIRE, rng);
+                shoot::resolve(plan, world, r, actor, HIT_COVERING_FIRE, draws);
                 let state = &mut world.units[r];
                 state.restrictions = state.restrictions.union(Restrictions::SHOOT);
                 declared += 1;

@@ -2,13 +2,13 @@
 //! test deals the weapon's damage to one model of the target, a damaged model first, else
 //! the one nearest the shooter. Damage beyond a model's HP is lost unless `options.spill`.
 //!
-//! Hits and saves are each one draw of a success count (one random word), in that order: hits
-//! first, then saves when the target has a defense test.
+//! Failed defense tests are one draw of a success count (one random word): a hit whose test
+//! fails is a success of probability p_hit * (1 - p_save), so hits need not be drawn apart.
 
 use super::geometry::EPS;
 use super::plan::{Plan, SAVE_DEFENDING, SAVE_NORMAL};
 use super::world::World;
-use rand::Rng;
+use crate::engine::Draws;
 
 /// Whether `target` can be shot by `shooter` now: it has models and is in range.
 pub fn target_legal(plan: &Plan, world: &mut World, shooter: usize, target: Option<usize>) -> bool {
@@ -45,33 +45,25 @@ pub fn retarget(plan: &Plan, world: &mut World, shooter: usize) -> Option<usize>
 }
 
 /// One use of Shoot (or one Covering Fire volley, `hit_kind` naming its hit modifier).
-pub fn resolve<R: Rng>(
-    plan: &Plan,
+pub fn resolve<'p, D: Draws<'p>>(
+    plan: &'p Plan,
     world: &mut World,
     shooter: usize,
     target: usize,
     hit_kind: usize,
-    rng: &mut R,
+    draws: &mut D,
 ) {
     let weapon = plan.scenario().units[shooter]
         .weapon
         .as_ref()
         .expect("validated: a shooting unit has a weapon");
     let attacks = world.units[shooter].alive * weapon.attacks;
-    let hits = plan.hit_count(shooter, hit_kind, attacks).sample(rng);
-    if hits == 0 {
-        return;
-    }
-    let unsaved = if plan.scenario().units[target].defense.is_some() {
-        let kind = if world.units[target].defending {
-            SAVE_DEFENDING
-        } else {
-            SAVE_NORMAL
-        };
-        hits - plan.save_count(target, kind, hits).sample(rng)
+    let save = if world.units[target].defending {
+        SAVE_DEFENDING
     } else {
-        hits
+        SAVE_NORMAL
     };
+    let unsaved = draws.count(plan.wound_count(shooter, hit_kind, target, save, attacks));
     for _ in 0..unsaved {
         if !wound(plan, world, shooter, target, weapon.damage) {
             break;

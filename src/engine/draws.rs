@@ -1,0 +1,117 @@
+//! How a trial asks for randomness: as named draws from finite tables, not as raw words.
+//!
+//! A rule that says "count the successes of these tests" or "pick one of n answers" asks for a
+//! [`Draw`]; the engine decides how to produce it. Every draw costs exactly one word of the
+//! stream, so the plain way ([`Plain`]) and the memoised one ([`super::tree`]) read the
+//! stream identically and give identical results. Rules that need raw words (the card game's
+//! shuffles) take them from [`Draws::words`]; the engine then plays those trials in full.
+
+use crate::dice::SuccessCount;
+use rand::Rng;
+
+/// One random decision: which table it is drawn from. Decided by one 64-bit word.
+#[derive(Debug, Clone, Copy)]
+pub enum Draw<'t> {
+    /// The number of successes from a success-count table.
+    Count(&'t SuccessCount),
+    /// A uniform index below `n` (n >= 1).
+    Uniform(u32),
+}
+
+impl Draw<'_> {
+    /// How many results the draw can give: results are `0..outcomes()`.
+    pub fn outcomes(&self) -> usize {
+        match self {
+            Draw::Count(table) => table.trials() as usize + 1,
+            Draw::Uniform(n) => *n as usize,
+        }
+    }
+
+    /// The result a word draws.
+    #[inline]
+    pub fn result(&self, word: u64) -> u32 {
+        match self {
+            Draw::Count(table) => table.count_for(word),
+            // The high part of word * n: uniform to within n / 2^64, no division, no loop.
+            Draw::Uniform(n) => ((word as u128 * *n as u128) >> 64) as u32,
+        }
+    }
+
+    /// Whether some word draws `k`.
+    pub fn can_draw(&self, k: u32) -> bool {
+        match self {
+            Draw::Count(table) => table.word_for(k).is_some(),
+            Draw::Uniform(n) => k < *n,
+        }
+    }
+}
+
+/// The randomness a trial plays with. `'t` is the lifetime of the trial's tables, so a
+/// memoising engine can keep the draws it has seen.
+pub trait Draws<'t> {
+    /// The words behind raw draws.
+    type Words: Rng;
+
+    /// Draws `draw` with one word.
+    fn draw(&mut self, draw: Draw<'t>) -> u32;
+
+    /// Raw words, for rules that do not draw from tables. A trial that uses them cannot be
+    /// memoised and is always played in full.
+    fn words(&mut self) -> &mut Self::Words;
+
+    /// The number of successes from `table`.
+    #[inline]
+    fn count(&mut self, table: &'t SuccessCount) -> u32 {
+        self.draw(Draw::Count(table))
+    }
+
+    /// A uniform index below `n`.
+    #[inline]
+    fn uniform(&mut self, n: u32) -> u32 {
+        self.draw(Draw::Uniform(n))
+    }
+}
+
+/// Draws straight from a stream: one word per draw.
+pub struct Plain<R>(pub R);
+
+impl<'t, R: Rng> Draws<'t> for Plain<R> {
+    type Words = R;
+
+    #[inline]
+    fn draw(&mut self, draw: Draw<'t>) -> u32 {
+        draw.result(self.0.next_u64())
+    }
+
+    fn words(&mut self) -> &mut R {
+        &mut self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::Fraction;
+
+    #[test]
+    fn uniform_draws_split_the_words_evenly() {
+        let d = Draw::Uniform(3);
+        assert_eq!(d.result(0), 0);
+        assert_eq!(d.result(u64::MAX / 3), 0);
+        assert_eq!(d.result(u64::MAX / 3 + 1), 1);
+        assert_eq!(d.result(u64::MAX), 2);
+        assert!(d.can_draw(2) && !d.can_draw(3));
+        assert_eq!(d.outcomes(), 3);
+    }
+
+    #[test]
+    fn count_draws_read_their_table() {
+        // p = 1: every word draws all 4 successes, and no other count can be drawn.
+        let table = SuccessCount::new(4, Fraction::new(1, 1));
+        let d = Draw::Count(&table);
+        assert_eq!(d.outcomes(), 5);
+        assert_eq!(d.result(0), 4);
+        assert_eq!(d.result(u64::MAX), 4);
+        assert!((0..4).all(|k| !d.can_draw(k)) && d.can_draw(4));
+    }
+}
