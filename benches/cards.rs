@@ -49,7 +49,7 @@ fn baseline(c: &mut Criterion) {
     const N: u64 = 1 << 20;
     g.throughput(Throughput::Elements(N));
     g.bench_function("xoshiro_words", |b| {
-        let mut rng = stream::chunk_stream(1, 0);
+        let mut rng = stream::trial_stream(1);
         b.iter(|| {
             let mut x = 0u64;
             for _ in 0..N {
@@ -71,7 +71,7 @@ fn turns(c: &mut Criterion) {
         let mut out = vec![0i64; plan.metrics().len()];
         g.throughput(Throughput::Elements(GAMES * turns as u64));
         g.bench_function(format!("random_decks_{turns}_turn_games"), |b| {
-            let mut draws = Plain(stream::chunk_stream(1, 0));
+            let mut draws = Plain(stream::trial_stream(1));
             b.iter(|| {
                 for _ in 0..GAMES {
                     plan.play(0, &mut scratch, &mut draws, &mut out);

@@ -52,7 +52,7 @@ fn baseline(c: &mut Criterion) {
     const N: u64 = 1 << 20;
     g.throughput(Throughput::Elements(N));
     g.bench_function("xoshiro_words", |b| {
-        let mut rng = stream::chunk_stream(1, 0);
+        let mut rng = stream::trial_stream(1);
         b.iter(|| {
             let mut x = 0u64;
             for _ in 0..N {
@@ -72,7 +72,7 @@ fn dice(c: &mut Criterion) {
     for m in [5u32, 50] {
         let table = SuccessCount::new(m, p);
         g.bench_function(format!("success_count_m{m}"), |b| {
-            let mut rng = stream::chunk_stream(1, 0);
+            let mut rng = stream::trial_stream(1);
             b.iter(|| {
                 let mut x = 0u32;
                 for _ in 0..N {

@@ -739,7 +739,7 @@ pub struct SuccessCount {
     pmf: Vec<f64>,
 }
 
-const AMBIGUOUS: u8 = u8::MAX;
+pub(crate) const AMBIGUOUS: u8 = u8::MAX;
 
 impl SuccessCount {
     /// The table for `m` tests of probability `p`.
@@ -797,6 +797,13 @@ impl SuccessCount {
         self.m
     }
 
+    /// The count for each value of a word's top byte, `AMBIGUOUS` where the byte does not
+    /// decide it (then [`scan`](Self::scan) does); `None` for tables too long for a guide.
+    #[inline]
+    pub(crate) fn guide(&self) -> Option<&[u8; 256]> {
+        self.guide.as_slice().try_into().ok()
+    }
+
     /// The number of successes among the `m` tests. Draws exactly one `next_u64()` per call,
     /// even when `m == 0` or `p` is 0 or 1 (the answer is then fixed), so the position in the
     /// random stream never depends on the parameters.
@@ -817,7 +824,7 @@ impl SuccessCount {
 
     /// The count a word draws, from the thresholds alone.
     #[inline]
-    fn scan(&self, u: u64) -> u32 {
+    pub(crate) fn scan(&self, u: u64) -> u32 {
         // The smallest k with u < thresholds[k] is the number of thresholds <= u.
         let k = if self.thresholds.len() <= LINEAR_SCAN_MAX {
             // Counted without an early exit: the loop length is fixed per table, so no branch

@@ -3,7 +3,7 @@
 //! the binary's determinism across thread counts.
 
 use rollcall::cards::{CardPlan, Event, GameLog};
-use rollcall::engine::stream::{chunk_stream, trial_stream};
+use rollcall::engine::stream::trial_stream;
 use rollcall::engine::{Plain, Trial};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -43,7 +43,7 @@ plays = [{b}]
 }
 
 fn game(text: &str) -> GameLog {
-    plan(text).play_logged(0, &mut chunk_stream(1, 0))
+    plan(text).play_logged(0, &mut trial_stream(1))
 }
 
 fn lines(log: &GameLog) -> Vec<String> {
@@ -299,9 +299,9 @@ plays = [["brume"], ["charge"]]
 [cards.players.B]
 plays = [["obesite"], ["brume"]]
 "#;
-    let expired = plan(text).play_logged(0, &mut chunk_stream(1, 0));
+    let expired = plan(text).play_logged(0, &mut trial_stream(1));
     assert_eq!(expired.turns[1].lines[0], "A charge: resolved");
-    let kept = plan_with(text, true).play_logged(0, &mut chunk_stream(1, 0));
+    let kept = plan_with(text, true).play_logged(0, &mut trial_stream(1));
     assert_eq!(kept.turns[1].lines[0], "A charge: cancelled by B obesite");
 }
 

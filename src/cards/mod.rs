@@ -35,7 +35,7 @@ use crate::scenario::ScenarioError;
 ///
 /// ```
 /// use rollcall::cards::{validate, CardPlan};
-/// use rollcall::engine::stream::chunk_stream;
+/// use rollcall::engine::stream::trial_stream;
 ///
 /// // The `[cards]` table of a scenario: B has the initiative and arms Obésité first.
 /// let cards: toml::Value = toml::from_str(r#"
@@ -49,7 +49,7 @@ use crate::scenario::ScenarioError;
 ///     players.B.plays = [["obesite"]]
 /// "#).unwrap();
 /// let game = validate("inline.toml", &cards).unwrap();
-/// let log = CardPlan::compile(&game).play_logged(0, &mut chunk_stream(1, 0));
+/// let log = CardPlan::compile(&game).play_logged(0, &mut trial_stream(1));
 /// assert_eq!(log.lines(), ["B obesite: resolved", "A charge: cancelled by B obesite"]);
 /// assert_eq!(log.metric("A.score"), Some(0));
 ///

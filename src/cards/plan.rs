@@ -384,7 +384,7 @@ impl Trial for CardPlan {
 mod tests {
     use super::*;
     use crate::cards::testing::game;
-    use crate::engine::stream::chunk_stream;
+    use crate::engine::stream::trial_stream;
     use crate::engine::Plain;
 
     const SET: &str = r#"
@@ -440,7 +440,7 @@ kind = "action"
         );
         assert_eq!(plan.metrics_per_arm(), g.metrics_per_arm());
         assert_eq!((plan.arms(), plan.metrics()[0].choice.as_str()), (1, ""));
-        let log = plan.play_logged(0, &mut chunk_stream(1, 0));
+        let log = plan.play_logged(0, &mut trial_stream(1));
         assert_eq!(log.metric("A.score"), Some(2));
         assert_eq!(log.metric("A.hit.cancelled"), Some(1));
     }
@@ -471,7 +471,7 @@ kind = "action"
         // Arm 0 (caller then hit) keeps the other hit in hand for the caller: A1 caller
         // calls it, B1 stop arms, A2 hit is cancelled, the called hit (appeared before stop
         // was armed) resolves.
-        let log = plan.play_logged(0, &mut chunk_stream(1, 0));
+        let log = plan.play_logged(0, &mut trial_stream(1));
         assert_eq!(
             log.lines(),
             [
@@ -485,7 +485,7 @@ kind = "action"
         // Each arm writes its own block only.
         let mut out = vec![-1; plan.metrics().len()];
         let mut scratch = plan.scratch();
-        plan.play(1, &mut scratch, &mut Plain(chunk_stream(1, 0)), &mut out);
+        plan.play(1, &mut scratch, &mut Plain(trial_stream(1)), &mut out);
         let m = plan.metrics_per_arm();
         assert!(out[..m].iter().all(|&v| v == -1) && out[2 * m..].iter().all(|&v| v == -1));
         assert!(out[m..2 * m].iter().all(|&v| v >= 0));

@@ -469,7 +469,7 @@ pub fn describe(game: &CardGame, e: &Event) -> Option<String> {
 mod tests {
     use super::*;
     use crate::cards::testing::game;
-    use crate::engine::stream::chunk_stream;
+    use crate::engine::stream::trial_stream;
 
     /// Inline cards: `stop` cancels two actions, `caller` calls an action from the hand,
     /// `hit` is a plain action, `twin` clones the next action, `wall` cancels an action and
@@ -521,7 +521,7 @@ plays = [[]]
             &mut table,
             [&a, &b],
             first,
-            &mut chunk_stream(1, 0),
+            &mut trial_stream(1),
             &mut events,
         );
         let lines = events.iter().filter_map(|e| describe(&g, e)).collect();

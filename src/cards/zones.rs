@@ -215,7 +215,7 @@ pub fn take_from_list<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::stream::chunk_stream;
+    use crate::engine::stream::trial_stream;
 
     fn card(kind: u8, value: i64) -> Card {
         Card {
@@ -229,7 +229,7 @@ mod tests {
 
     #[test]
     fn below_is_uniform_and_in_range() {
-        let mut rng = chunk_stream(11, 0);
+        let mut rng = trial_stream(11);
         let mut counts = [0u32; 6];
         for _ in 0..60_000 {
             counts[below(&mut rng, 6) as usize] += 1;
@@ -245,7 +245,7 @@ mod tests {
 
     #[test]
     fn lazy_shuffle_gives_every_order_equally_often() {
-        let mut rng = chunk_stream(12, 0);
+        let mut rng = trial_stream(12);
         let mut counts = std::collections::HashMap::new();
         let mut deck = Deck::default();
         for _ in 0..24_000 {
@@ -264,7 +264,7 @@ mod tests {
     #[test]
     fn ordered_decks_draw_top_first_and_take_by_choice() {
         let cards = [card(0, 1), card(1, 5), card(1, 7), card(0, 7)];
-        let mut rng = chunk_stream(1, 0);
+        let mut rng = trial_stream(1);
         let mut deck = Deck::default();
         deck.reset_ordered(&[0, 1, 2, 3]);
         let kind1 = KindSet::of(&[1]);
@@ -284,7 +284,7 @@ mod tests {
     #[test]
     fn list_zones_take_in_zone_order() {
         let cards = [card(0, 1), card(1, 5), card(1, 7)];
-        let mut rng = chunk_stream(1, 0);
+        let mut rng = trial_stream(1);
         let kind1 = KindSet::of(&[1]);
         let mut hand = vec![0, 1, 2];
         assert_eq!(

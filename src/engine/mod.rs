@@ -1,8 +1,8 @@
 //! The chunked parallel runner. It plays a [`Trial`] many times and gathers each metric in an
 //! integer histogram; it knows nothing of the rules.
 //!
-//! Trials are cut into fixed-size chunks; chunk i draws from [`stream::chunk_stream`]`(seed, i)`
-//! and rayon spreads chunks over the workers. Histograms merge exactly, so the result depends
+//! Trials are cut into fixed-size chunks; chunk i draws from [`Lanes::new`]`(seed, i)` and
+//! rayon spreads chunks over the workers. Histograms merge exactly, so the result depends
 //! only on which chunks were played, never on how they were spread: that is what makes the
 //! output files byte-identical for any thread count and for shards merged back.
 
@@ -12,11 +12,12 @@ pub mod tree;
 
 pub use draws::{Draw, Draws, Plain};
 
+use crate::dice::{SuccessCount, AMBIGUOUS};
 use crate::stats::{Histogram, Summary};
-use rand::Rng;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use tree::{Flat, Tree, Walked};
+use stream::{Lanes, LANES};
+use tree::{LeafCounts, Mode, Tree, Walked};
 
 /// Trials per chunk. Part of the reproducibility contract: changing it changes results.
 pub const CHUNK_SIZE: u64 = 1 << 16;
@@ -250,7 +251,7 @@ struct Worker<'t, T: Trial> {
     /// Trials in `columns`.
     filled: usize,
     /// Single-arm trials ended at each leaf of the tree, this chunk.
-    leaf_counts: Vec<u64>,
+    leaf_counts: LeafCounts,
 }
 
 impl<'t, T: Trial> Worker<'t, T> {
@@ -265,19 +266,19 @@ impl<'t, T: Trial> Worker<'t, T> {
             columns: vec![0; m * BATCH],
             differences: vec![0; BATCH],
             filled: 0,
-            leaf_counts: Vec::new(),
+            leaf_counts: LeafCounts::default(),
         }
     }
 
     fn play_chunk(&mut self, trial: &'t T, spec: &RunSpec, chunk: u64, acc: &mut Gathered) {
-        let mut rng = stream::chunk_stream(spec.seed, chunk);
+        let mut lanes = Lanes::new(spec.seed, chunk);
         let n = chunk_len(spec.trials, chunk);
         if trial.arms() == 1 {
-            self.play_one_arm(trial, &mut rng, n, acc);
+            self.play_one_arm(trial, &mut lanes, n, acc);
         } else {
-            for _ in 0..n {
+            for t in 0..n {
                 // Every arm replays the same stream: common random numbers.
-                let word = rng.next_u64();
+                let word = lanes.next(lane_of(t));
                 for arm in 0..self.trees.len() {
                     let tree = &mut self.trees[arm];
                     let mut arm_rng = stream::trial_stream(word);
@@ -297,71 +298,70 @@ impl<'t, T: Trial> Worker<'t, T> {
     }
 
     /// One arm: trials that end at a leaf are counted per leaf and expanded at the end.
-    fn play_one_arm<R: Rng>(&mut self, trial: &'t T, rng: &mut R, n: u64, acc: &mut Gathered) {
-        let mut left = n;
-        while left > 0 {
-            match self.trees[0].flat() {
-                Some(Flat::Constant(leaf)) => {
-                    self.count_leaf(leaf, left);
-                    left = 0;
+    fn play_one_arm(&mut self, trial: &'t T, lanes: &mut Lanes, n: u64, acc: &mut Gathered) {
+        let mut t = 0;
+        // Until the first trial is remembered, nothing is known about the others.
+        while t < n && matches!(self.trees[0].mode(), Mode::Unknown) {
+            self.walk_one(trial, lanes, t, acc);
+            t += 1;
+        }
+        let quota: [u64; LANES] = std::array::from_fn(|j| trials_on_lane(t, n, j));
+        let tree = &mut self.trees[0];
+        match tree.mode() {
+            Mode::Constant(leaf) => self.leaf_counts.add(leaf, 0, n - t),
+            Mode::OneDraw { draw, leaves } => {
+                let counts = count_results(draw, lanes, quota);
+                for (&leaf, &c) in leaves.iter().zip(&counts) {
+                    if c > 0 {
+                        self.leaf_counts.add(leaf, 0, c);
+                    }
                 }
-                Some(Flat::OneDraw { draw, leaves }) => {
-                    // The hot loop of a one-draw trial: a word, a table lookup, a count.
-                    let mut counts = vec![0u64; leaves.len()];
-                    match draw {
-                        Draw::Count(table) => {
-                            for _ in 0..left {
-                                counts[table.count_for(rng.next_u64()) as usize] += 1;
-                            }
-                        }
-                        Draw::Uniform(_) => {
-                            for _ in 0..left {
-                                counts[draw.result(rng.next_u64()) as usize] += 1;
-                            }
-                        }
-                    }
-                    let leaves = leaves.to_vec();
-                    for (leaf, count) in leaves.into_iter().zip(counts) {
-                        if count > 0 {
-                            self.count_leaf(leaf, count);
-                        }
-                    }
-                    left = 0;
+            }
+            Mode::Branching => {
+                let Worker {
+                    scratch,
+                    trees,
+                    out,
+                    leaf_counts,
+                    ..
+                } = self;
+                let mut played = Vec::new();
+                trees[0].play_lanes(trial, scratch, lanes, quota, leaf_counts, out, |o| {
+                    played.extend_from_slice(o)
+                });
+                for row in played.chunks_exact(self.out.len()) {
+                    self.out.copy_from_slice(row);
+                    self.push_out(trial, acc);
                 }
-                None => {
-                    let tree = &mut self.trees[0];
-                    match tree.walk(trial, &mut self.scratch, rng, &mut self.out) {
-                        Walked::Leaf(leaf) => self.count_leaf(leaf, 1),
-                        Walked::Played => self.push_out(trial, acc),
-                    }
-                    left -= 1;
+            }
+            Mode::Played | Mode::Unknown => {
+                for t in t..n {
+                    self.walk_one(trial, lanes, t, acc);
                 }
             }
         }
         let tree = &self.trees[0];
-        for (leaf, count) in self.leaf_counts.iter_mut().enumerate() {
-            if *count == 0 {
-                continue;
-            }
-            for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf as u32)) {
+        for (leaf, count) in self.leaf_counts.drain() {
+            for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
                 self.out[slot] = v;
             }
             for (h, &v) in acc.metrics.iter_mut().zip(&self.out) {
-                h.add_count(v, *count);
+                h.add_count(v, count);
             }
             for (h, &(a, b)) in acc.differences.iter_mut().zip(trial.pairs()) {
-                h.add_count(self.out[a] - self.out[b], *count);
+                h.add_count(self.out[a] - self.out[b], count);
             }
-            *count = 0;
         }
     }
 
-    fn count_leaf(&mut self, leaf: u32, count: u64) {
-        let leaf = leaf as usize;
-        if leaf >= self.leaf_counts.len() {
-            self.leaf_counts.resize(leaf + 1, 0);
+    /// Trial `t` of a single-arm chunk, on its own.
+    fn walk_one(&mut self, trial: &'t T, lanes: &mut Lanes, t: u64, acc: &mut Gathered) {
+        let tree = &mut self.trees[0];
+        let mut rng = lanes.lane(lane_of(t));
+        match tree.walk(trial, &mut self.scratch, &mut rng, &mut self.out) {
+            Walked::Leaf(leaf) => self.leaf_counts.add(leaf, lane_of(t), 1),
+            Walked::Played => self.push_out(trial, acc),
         }
-        self.leaf_counts[leaf] += count;
     }
 
     /// Adds `out` as one trial of the column batch.
@@ -395,6 +395,70 @@ impl<'t, T: Trial> Worker<'t, T> {
             }
             add_column(h, &self.differences[..batch]);
         }
+    }
+}
+
+/// The lane trial `t` of a chunk draws from.
+fn lane_of(t: u64) -> usize {
+    (t % LANES as u64) as usize
+}
+
+/// How many of trials `from..to` of a chunk draw from lane `lane`.
+fn trials_on_lane(from: u64, to: u64, lane: usize) -> u64 {
+    let before = |x: u64| (x + (LANES - 1 - lane) as u64) / LANES as u64;
+    before(to) - before(from)
+}
+
+/// The hot loop of one-draw trials: `quota[j]` draws on each lane j, counted by result.
+fn count_results(draw: Draw<'_>, lanes: &mut Lanes, quota: [u64; LANES]) -> Vec<u64> {
+    let mut counts = vec![0u64; draw.outcomes()];
+    let together = quota.iter().copied().min().unwrap_or(0);
+    match draw {
+        Draw::Count(table) if table.guide().is_some() => {
+            count_guided(table, lanes, together, &mut counts)
+        }
+        _ => {
+            for _ in 0..together {
+                for w in lanes.next_all() {
+                    counts[draw.result(w) as usize] += 1;
+                }
+            }
+        }
+    }
+    for (j, &q) in quota.iter().enumerate() {
+        for _ in together..q {
+            counts[draw.result(lanes.next(j)) as usize] += 1;
+        }
+    }
+    counts
+}
+
+/// `steps` draws on every lane from a table with a top-byte guide, added to `counts`.
+fn count_guided(table: &SuccessCount, lanes: &mut Lanes, steps: u64, counts: &mut [u64]) {
+    let Some(guide) = table.guide() else {
+        return;
+    };
+    // One row of counts per lane: consecutive increments of one counter would wait on each
+    // other through memory; eight rows let them overlap. Rows of 256 need no bounds checks.
+    let mut rows = vec![[0u64; 256]; LANES];
+    let mut block = [[0u64; LANES]; 64];
+    let mut left = steps;
+    while left > 0 {
+        let n = (left as usize).min(block.len());
+        lanes.fill(&mut block[..n]);
+        for words in &block[..n] {
+            for (row, &w) in rows.iter_mut().zip(words) {
+                let k = match guide[(w >> 56) as usize] {
+                    AMBIGUOUS => table.scan(w) as u8,
+                    k => k,
+                };
+                row[k as usize] += 1;
+            }
+        }
+        left -= n as u64;
+    }
+    for (k, c) in counts.iter_mut().enumerate().take(256) {
+        *c += rows.iter().map(|row| row[k]).sum::<u64>();
     }
 }
 

@@ -1,37 +1,296 @@
-//! Random streams: one named, portable generator per chunk, so results depend on (seed, chunk)
-//! and never on which thread played the chunk.
+//! Random streams: named, portable generators, so results depend on (seed, chunk, trial) and
+//! never on which thread played a chunk or which CPU it ran on.
+//!
+//! Chunk c of a run seeded with s draws from eight xoshiro256++ lanes ([`Lanes::new`]);
+//! trial t of the chunk draws every word it needs from lane t mod 8, in order. Eight lanes
+//! let the engine play eight trials side by side and step all lanes with one SIMD
+//! instruction sequence (AVX-512, AVX2, or portable code, chosen at run time; all three give
+//! the same words, see the tests). `ROLLCALL_SIMD=portable|avx2|avx512` forces a kernel (an
+//! unsupported choice falls back to the best one the CPU has).
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::OnceLock;
 
-/// The generator every trial draws from: xoshiro256++.
+/// One xoshiro256++ stream: each lane is one, and so is the stream each arm of a trial gets.
 pub type Stream = Xoshiro256PlusPlus;
+
+/// Lanes per chunk. Part of the reproducibility contract: changing it changes results.
+pub const LANES: usize = 8;
+
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// SplitMix64's output function: a bijective mixer, so distinct inputs give distinct outputs.
 fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = z.wrapping_add(GOLDEN);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
 }
 
-/// The stream of chunk `chunk` of a run seeded with `seed`.
-///
-/// The 256-bit state is four SplitMix64 outputs from a start that mixes the seed, then the
-/// chunk index, so neighbouring seeds and chunks start far apart in the generator's period.
-pub fn chunk_stream(seed: u64, chunk: u64) -> Stream {
-    trial_stream(mix(mix(seed) ^ chunk))
+/// Output `i` of the SplitMix64 sequence started at `start`.
+fn splitmix(start: u64, i: u64) -> u64 {
+    mix(start.wrapping_add(i.wrapping_mul(GOLDEN)))
 }
 
-/// A stream seeded from one word: used to give every choice of a trial the same draws.
+/// A stream seeded from one word: its state is SplitMix64 outputs 0..4 from `word`. Used to
+/// give every choice of a trial the same draws, and wherever a test needs a stream.
 pub fn trial_stream(word: u64) -> Stream {
-    let mut state = word;
     let mut seed = [0u8; 32];
-    for part in seed.chunks_exact_mut(8) {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        part.copy_from_slice(&mix(state.wrapping_sub(0x9E37_79B9_7F4A_7C15)).to_le_bytes());
+    for (i, part) in seed.chunks_exact_mut(8).enumerate() {
+        part.copy_from_slice(&splitmix(word, i as u64).to_le_bytes());
     }
     Stream::from_seed(seed)
+}
+
+/// The eight xoshiro256++ lanes of one chunk, state stored lane-wise (`s[i][lane]`) so one
+/// vector holds word i of every lane.
+#[derive(Clone, Debug)]
+#[repr(align(64))]
+pub struct Lanes {
+    s: [[u64; LANES]; 4],
+}
+
+impl Lanes {
+    /// The lanes of chunk `chunk` of a run seeded with `seed`: lane j's state is SplitMix64
+    /// outputs 4j..4j+4 from `mix(mix(seed) ^ chunk)`, so lane j is
+    /// `trial_stream(mix(mix(seed) ^ chunk) + 4j * golden)` and neighbouring seeds and chunks
+    /// start far apart.
+    pub fn new(seed: u64, chunk: u64) -> Lanes {
+        let start = mix(mix(seed) ^ chunk);
+        let mut s = [[0; LANES]; 4];
+        for lane in 0..LANES {
+            for (i, word) in s.iter_mut().enumerate() {
+                word[lane] = splitmix(start, (4 * lane + i) as u64);
+            }
+        }
+        Lanes { s }
+    }
+
+    /// The next word of every lane.
+    #[inline]
+    pub fn next_all(&mut self) -> [u64; LANES] {
+        match kernel() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `kernel()` picks Avx512 only when the CPU reports avx512f.
+            Kernel::Avx512 => unsafe { x86::step_avx512(&mut self.s) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `kernel()` picks Avx2 only when the CPU reports avx2.
+            Kernel::Avx2 => unsafe { x86::step_avx2(&mut self.s) },
+            Kernel::Portable => step(&mut self.s),
+        }
+    }
+
+    /// Fills `out` with the lanes' next words, step by step: `out[i][j]` is lane j's word i.
+    /// The same words as calling [`next_all`](Self::next_all) once per step, cheaper.
+    pub fn fill(&mut self, out: &mut [[u64; LANES]]) {
+        match kernel() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `kernel()` picks Avx512 only when the CPU reports avx512f.
+            Kernel::Avx512 => unsafe { x86::fill_avx512(&mut self.s, out) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `kernel()` picks Avx2 only when the CPU reports avx2.
+            Kernel::Avx2 => unsafe { x86::fill_avx2(&mut self.s, out) },
+            Kernel::Portable => fill(&mut self.s, out),
+        }
+    }
+
+    /// The next word of lane `lane` alone.
+    #[inline]
+    pub fn next(&mut self, lane: usize) -> u64 {
+        let [s0, s1, s2, s3] = &mut self.s;
+        let result = s0[lane]
+            .wrapping_add(s3[lane])
+            .rotate_left(23)
+            .wrapping_add(s0[lane]);
+        let t = s1[lane] << 17;
+        s2[lane] ^= s0[lane];
+        s3[lane] ^= s1[lane];
+        s1[lane] ^= s2[lane];
+        s0[lane] ^= s3[lane];
+        s2[lane] ^= t;
+        s3[lane] = s3[lane].rotate_left(45);
+        result
+    }
+
+    /// Lane `lane`'s state as it stands: [`LaneState::stream`] continues the lane from here.
+    #[inline]
+    pub fn state(&self, lane: usize) -> LaneState {
+        let [s0, s1, s2, s3] = &self.s;
+        LaneState([s0[lane], s1[lane], s2[lane], s3[lane]])
+    }
+
+    /// Lane `lane` as a random number generator.
+    pub fn lane(&mut self, lane: usize) -> Lane<'_> {
+        Lane { lanes: self, lane }
+    }
+}
+
+/// A saved lane state: cheap to take, turned into a stream only when needed.
+#[derive(Debug, Clone, Copy)]
+pub struct LaneState([u64; 4]);
+
+impl LaneState {
+    /// A stream giving the lane's words from where the state was taken.
+    pub fn stream(self) -> Stream {
+        let mut seed = [0u8; 32];
+        for (part, s) in seed.chunks_exact_mut(8).zip(self.0) {
+            part.copy_from_slice(&s.to_le_bytes());
+        }
+        Stream::from_seed(seed)
+    }
+}
+
+/// One lane of a chunk's [`Lanes`], drawn word by word.
+pub struct Lane<'a> {
+    lanes: &'a mut Lanes,
+    lane: usize,
+}
+
+impl rand::TryRng for Lane<'_> {
+    type Error = std::convert::Infallible;
+
+    /// The high half of a word, as `rand_xoshiro` does for xoshiro256++.
+    #[inline]
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok((self.lanes.next(self.lane) >> 32) as u32)
+    }
+
+    #[inline]
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(self.lanes.next(self.lane))
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        for part in dst.chunks_mut(8) {
+            let word = self.lanes.next(self.lane).to_le_bytes();
+            part.copy_from_slice(&word[..part.len()]);
+        }
+        Ok(())
+    }
+}
+
+/// xoshiro256++ on every lane at once, written lane-wise so the compiler vectorises it for
+/// whatever features the calling function enables.
+#[inline(always)]
+fn step(s: &mut [[u64; LANES]; 4]) -> [u64; LANES] {
+    let mut out = [0; LANES];
+    for j in 0..LANES {
+        out[j] = s[0][j]
+            .wrapping_add(s[3][j])
+            .rotate_left(23)
+            .wrapping_add(s[0][j]);
+        let t = s[1][j] << 17;
+        s[2][j] ^= s[0][j];
+        s[3][j] ^= s[1][j];
+        s[1][j] ^= s[2][j];
+        s[0][j] ^= s[3][j];
+        s[2][j] ^= t;
+        s[3][j] = s[3][j].rotate_left(45);
+    }
+    out
+}
+
+#[inline(always)]
+fn fill(s: &mut [[u64; LANES]; 4], out: &mut [[u64; LANES]]) {
+    for words in out {
+        *words = step(s);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{fill, step, LANES};
+
+    #[target_feature(enable = "avx512f")]
+    pub fn fill_avx512(s: &mut [[u64; LANES]; 4], out: &mut [[u64; LANES]]) {
+        fill(s, out)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub fn fill_avx2(s: &mut [[u64; LANES]; 4], out: &mut [[u64; LANES]]) {
+        fill(s, out)
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub fn step_avx512(s: &mut [[u64; LANES]; 4]) -> [u64; LANES] {
+        step(s)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub fn step_avx2(s: &mut [[u64; LANES]; 4]) -> [u64; LANES] {
+        step(s)
+    }
+}
+
+/// Which code steps the lanes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kernel {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Kernel {
+    /// The kernels this CPU can run, best last.
+    pub fn available() -> Vec<Kernel> {
+        let mut all = vec![Kernel::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                all.push(Kernel::Avx2);
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                all.push(Kernel::Avx512);
+            }
+        }
+        all
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => "avx512",
+        }
+    }
+}
+
+/// The kernel in use: the best available, or the one `ROLLCALL_SIMD` names if available.
+pub fn kernel() -> Kernel {
+    static KERNEL: OnceLock<Kernel> = OnceLock::new();
+    *KERNEL.get_or_init(|| {
+        let available = Kernel::available();
+        let best = *available.last().expect("portable is always available");
+        match std::env::var("ROLLCALL_SIMD") {
+            Ok(name) => available
+                .into_iter()
+                .find(|k| k.name() == name)
+                .unwrap_or(best),
+            Err(_) => best,
+        }
+    })
+}
+
+/// The next word of every lane with the given kernel (`None` if the CPU lacks it): lets
+/// tests and benches compare kernels in one process.
+pub fn next_all_with(lanes: &mut Lanes, kernel: Kernel) -> Option<[u64; LANES]> {
+    if !Kernel::available().contains(&kernel) {
+        return None;
+    }
+    Some(match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: checked available above.
+        Kernel::Avx512 => unsafe { x86::step_avx512(&mut lanes.s) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: checked available above.
+        Kernel::Avx2 => unsafe { x86::step_avx2(&mut lanes.s) },
+        Kernel::Portable => step(&mut lanes.s),
+    })
 }
 
 #[cfg(test)]
@@ -43,12 +302,80 @@ mod tests {
     fn streams_are_pinned() {
         // Value stability: these words are part of the output format. If they change, every
         // published result changes; bump the version and say so.
-        let mut s = chunk_stream(1, 0);
-        let words: Vec<u64> = (0..3).map(|_| s.next_u64()).collect();
-        let mut again = chunk_stream(1, 0);
-        assert_eq!(words, (0..3).map(|_| again.next_u64()).collect::<Vec<_>>());
-        assert_ne!(chunk_stream(1, 1).next_u64(), words[0]);
-        assert_ne!(chunk_stream(2, 0).next_u64(), words[0]);
+        let mut a = Lanes::new(1, 0);
+        let mut b = Lanes::new(1, 0);
+        assert_eq!(a.next_all(), b.next_all());
+        assert_ne!(Lanes::new(1, 1).next_all(), a.next_all());
+        assert_ne!(
+            Lanes::new(2, 0).next_all()[0],
+            Lanes::new(1, 0).next_all()[0]
+        );
+        assert_eq!(trial_stream(5).next_u64(), trial_stream(5).next_u64());
+    }
+
+    #[test]
+    fn each_lane_is_the_reference_xoshiro_stream() {
+        // rand_xoshiro is an independent implementation of the same generator.
+        let start = mix(mix(9) ^ 4);
+        let mut lanes = Lanes::new(9, 4);
+        let mut reference: Vec<Stream> = (0..LANES)
+            .map(|j| trial_stream(start.wrapping_add((4 * j as u64).wrapping_mul(GOLDEN))))
+            .collect();
+        for round in 0..100 {
+            if round % 3 == 0 {
+                // Lane by lane, in an order that is not the lanes' order.
+                for j in (0..LANES).rev() {
+                    assert_eq!(lanes.next(j), reference[j].next_u64());
+                }
+            } else {
+                let words = lanes.next_all();
+                for j in 0..LANES {
+                    assert_eq!(words[j], reference[j].next_u64());
+                }
+            }
+        }
+        assert_eq!(
+            lanes.state(3).stream().next_u64(),
+            reference[3].clone().next_u64()
+        );
+        assert_eq!(lanes.lane(3).next_u64(), reference[3].next_u64());
+        assert_eq!(
+            lanes.lane(5).next_u32(),
+            reference[5].next_u32(),
+            "u32 is the high half, as in rand_xoshiro"
+        );
+    }
+
+    #[test]
+    fn every_kernel_gives_the_same_words() {
+        for (seed, chunk) in [(0, 0), (1, 7), (u64::MAX, 123_456)] {
+            let mut portable = Lanes::new(seed, chunk);
+            let expected: Vec<[u64; LANES]> = (0..1000)
+                .map(|_| next_all_with(&mut portable, Kernel::Portable).unwrap())
+                .collect();
+            for kernel in Kernel::available() {
+                let mut lanes = Lanes::new(seed, chunk);
+                for words in &expected {
+                    assert_eq!(
+                        &next_all_with(&mut lanes, kernel).unwrap(),
+                        words,
+                        "{kernel:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn filling_gives_the_words_of_steps() {
+        let mut stepped = Lanes::new(3, 1);
+        let mut filled = Lanes::new(3, 1);
+        let mut out = [[0; LANES]; 37];
+        filled.fill(&mut out);
+        for words in out {
+            assert_eq!(words, stepped.next_all());
+        }
+        assert_eq!(filled.next(6), stepped.next(6));
     }
 
     #[test]
@@ -62,5 +389,10 @@ mod tests {
         let mut s = Stream::from_seed(seed);
         assert_eq!(s.next_u64(), 41943041);
         assert_eq!(s.next_u64(), 58720359);
+        let mut lanes = Lanes {
+            s: [[1; LANES], [2; LANES], [3; LANES], [4; LANES]],
+        };
+        assert_eq!(lanes.next_all(), [41943041; LANES]);
+        assert_eq!(lanes.next(2), 58720359);
     }
 }

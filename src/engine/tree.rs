@@ -1,38 +1,56 @@
 //! The outcome tree: trials remembered as the draws they make.
 //!
 //! A trial that draws only from tables is a pure function of its draws' results. The tree
-//! keeps, per arm, every path of results seen so far: a branch node holds the draw made at
-//! that point and one child per result, a leaf holds the metrics the trial wrote. A trial then
+//! keeps, per arm, every path of results seen so far: a branch holds the draw made at that
+//! point and one child per result, a leaf holds the metrics the trial wrote. A trial then
 //! costs one word and one lookup per draw, however much geometry the rules did to get there.
-//! When a walk meets a result not seen before, the trial is played in full with the results
+//! When a walk meets a result not seen before, the trial is played in full with the words
 //! already drawn replayed, and the new path is added. Either way each draw reads exactly one
 //! word, as [`Plain`](super::draws::Plain) does, so results are identical with or without the
 //! tree; the tree only decides how much work a trial costs.
 //!
+//! Each branch keeps a guide: the child for each value of a word's top byte, when that byte
+//! alone decides the result (almost always), so a step is one load. Because trial t of a
+//! chunk draws from lane t mod 8 ([`Lanes`]), eight trials can walk side by side
+//! ([`Tree::play_lanes`]), their eight lookups overlapping instead of waiting on each other.
+//!
 //! Trials that ask for raw words (see [`Draws::words`]) mark their node opaque and are always
-//! played in full. A tree stops growing at `MAX_NODES`/`MAX_CHILDREN`; paths beyond it are
-//! played in full too.
+//! played in full. A tree stops growing at its size limits; paths beyond them are played in
+//! full too.
 
 use super::draws::{Draw, Draws, Plain};
+use super::stream::{LaneState, Lanes, LANES};
 use super::Trial;
 use rand::Rng;
 use std::collections::HashMap;
 
 /// Bounds on a tree's memory (per worker and arm): about 10 MB at most.
-const MAX_NODES: usize = 1 << 16;
-const MAX_CHILDREN: usize = 1 << 21;
+const MAX_BRANCHES: usize = 1 << 12;
+const MAX_CHILDREN: usize = 1 << 20;
+const MAX_LEAVES: usize = 1 << 16;
 
-/// `children` entry of a result not seen yet. The root is never a child, so 0 is free.
-const UNSEEN: u32 = 0;
+/// A node, as a child entry: a branch index, `LEAF | leaf`, or a marker.
+type Entry = u32;
+const LEAF: Entry = 1 << 31;
+/// A result not seen yet.
+const UNSEEN: Entry = u32::MAX;
+/// A raw word is drawn here: trials that reach it are played in full.
+const OPAQUE: Entry = u32::MAX - 1;
+/// Never a node: entries at or above it are markers.
+const SLOW: Entry = u32::MAX - 2;
+
+/// A guide entry: a branch index, `GUIDE_LEAF | leaf`, or `GUIDE_SLOW` when the top byte
+/// does not decide the result, its child is not a node yet, or does not fit in 15 bits.
+/// Two bytes, so the guides of a few dozen branches stay in the first-level cache.
+type GuideEntry = u16;
+const GUIDE_LEAF: GuideEntry = 1 << 15;
+const GUIDE_SLOW: GuideEntry = u16::MAX;
 
 #[derive(Debug, Clone, Copy)]
-enum Node<'t> {
-    /// The trial ends here, writing row `leaf`.
-    Leaf(u32),
-    /// The next draw; the child of result k is `children[first + k]`.
-    Branch { draw: Draw<'t>, first: u32 },
-    /// A raw word is drawn here: trials that reach it are played in full.
-    Opaque,
+struct Branch<'t> {
+    draw: Draw<'t>,
+    /// The child of result k is `children[first + k]`.
+    first: u32,
 }
 
 /// How a trial went.
@@ -44,13 +62,18 @@ pub enum Walked {
     Played,
 }
 
-/// A whole-chunk shortcut, when every trial is one draw that ends at a known leaf (or no draw
-/// at all): the engine then counts results instead of walking.
-pub enum Flat<'a, 't> {
+/// How the engine can play the rest of a chunk.
+pub enum Mode<'a, 't> {
+    /// Nothing is known yet: play one trial with [`Tree::walk`].
+    Unknown,
     /// No draw: every trial ends at this leaf.
     Constant(u32),
-    /// One draw; `leaves[k]` is where result k ends.
+    /// One draw; `leaves[k]` is where result k ends (`u32::MAX` for results no word draws).
     OneDraw { draw: Draw<'t>, leaves: &'a [u32] },
+    /// Every trial starts with a draw: [`Tree::play_lanes`].
+    Branching,
+    /// Every trial is played in full.
+    Played,
 }
 
 /// One arm's tree.
@@ -59,15 +82,18 @@ pub struct Tree<'t> {
     /// The metric slots this arm writes, in row order.
     slots: Vec<usize>,
     remember: bool,
-    nodes: Vec<Node<'t>>,
-    children: Vec<u32>,
+    root: Entry,
+    branches: Vec<Branch<'t>>,
+    children: Vec<Entry>,
+    /// 256 entries per branch, by a word's top byte.
+    guides: Vec<GuideEntry>,
     /// Leaf rows, `slots.len()` values each.
     rows: Vec<i64>,
     row_leaf: HashMap<Vec<i64>, u32>,
-    /// The results drawn by the walk in progress.
-    path: Vec<u32>,
+    /// The words drawn by the walk in progress, per lane.
+    words: [Vec<u64>; LANES],
     record: Vec<(Draw<'t>, u32)>,
-    /// `leaves[k]` of the root when it is a one-draw root whose children are all leaves.
+    /// The leaves of a one-draw root, once known; cleared when the tree grows.
     flat: Vec<u32>,
 }
 
@@ -85,11 +111,13 @@ impl<'t> Tree<'t> {
             arm,
             slots,
             remember,
-            nodes: Vec::new(),
+            root: UNSEEN,
+            branches: Vec::new(),
             children: Vec::new(),
+            guides: Vec::new(),
             rows: Vec::new(),
             row_leaf: HashMap::new(),
-            path: Vec::new(),
+            words: Default::default(),
             record: Vec::new(),
             flat: Vec::new(),
         }
@@ -109,8 +137,40 @@ impl<'t> Tree<'t> {
         &self.rows[leaf as usize * w..(leaf as usize + 1) * w]
     }
 
+    /// How the rest of a chunk can be played.
+    pub fn mode(&mut self) -> Mode<'_, 't> {
+        if !self.remember {
+            return Mode::Played;
+        }
+        match self.root {
+            UNSEEN => Mode::Unknown,
+            OPAQUE => Mode::Played,
+            e if e & LEAF != 0 => Mode::Constant(e & !LEAF),
+            e => {
+                let Branch { draw, first } = self.branches[e as usize];
+                if self.flat.is_empty() {
+                    for k in 0..draw.outcomes() {
+                        let child = self.children[first as usize + k];
+                        let leaf = if child & LEAF != 0 && child < SLOW {
+                            child & !LEAF
+                        } else if !draw.can_draw(k as u32) {
+                            u32::MAX
+                        } else {
+                            self.flat.clear();
+                            return Mode::Branching;
+                        };
+                        self.flat.push(leaf);
+                    }
+                }
+                Mode::OneDraw {
+                    draw,
+                    leaves: &self.flat,
+                }
+            }
+        }
+    }
+
     /// Plays one trial of this arm, drawing from `rng`.
-    #[inline]
     pub fn walk<T: Trial, R: Rng>(
         &mut self,
         trial: &'t T,
@@ -122,37 +182,113 @@ impl<'t> Tree<'t> {
             trial.play(self.arm, scratch, &mut Plain(rng), out);
             return Walked::Played;
         }
-        self.path.clear();
-        let mut node = 0;
-        while let Some(&n) = self.nodes.get(node) {
-            match n {
-                Node::Leaf(leaf) => return Walked::Leaf(leaf),
-                Node::Branch { draw, first } => {
-                    let k = draw.result(rng.next_u64());
-                    self.path.push(k);
-                    match self.children[first as usize + k as usize] {
-                        UNSEEN => break,
-                        child => node = child as usize,
-                    }
-                }
-                Node::Opaque => break,
+        let mut words = std::mem::take(&mut self.words[0]);
+        words.clear();
+        let mut e = self.root;
+        let walked = loop {
+            if e < LEAF {
+                let w = rng.next_u64();
+                words.push(w);
+                e = self.child(e, w);
+            } else if e < SLOW {
+                break Walked::Leaf(e & !LEAF);
+            } else {
+                break self.discover(trial, scratch, rng, out, &words);
             }
-        }
-        self.discover(trial, scratch, rng, out)
+        };
+        self.words[0] = words;
+        walked
     }
 
-    /// Plays the trial in full, replaying the results already drawn, and remembers its path.
+    /// Plays `quota[j]` trials on each lane j of `lanes`, eight side by side. Trials that
+    /// end at a leaf are counted in `leaf_counts`; the others are handed to `played` with
+    /// their metrics. The root must be a branch ([`Mode::Branching`] or
+    /// [`Mode::OneDraw`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn play_lanes<T: Trial>(
+        &mut self,
+        trial: &'t T,
+        scratch: &mut T::Scratch,
+        lanes: &mut Lanes,
+        quota: [u64; LANES],
+        leaf_counts: &mut LeafCounts,
+        out: &mut [i64],
+        mut played: impl FnMut(&[i64]),
+    ) {
+        let root = self.root;
+        debug_assert!(root < LEAF, "trials side by side start with a draw");
+        let mut at = [root; LANES];
+        // Where each lane's trial started and how many words it drew: enough to replay its
+        // words if it needs discovering, without recording every word.
+        let mut start: [LaneState; LANES] = std::array::from_fn(|j| lanes.state(j));
+        let mut drawn = [0usize; LANES];
+        let mut left = quota;
+        let mut active = left.iter().filter(|&&l| l > 0).count();
+        while active > 0 {
+            let words = lanes.next_all();
+            for j in 0..LANES {
+                if left[j] == 0 {
+                    continue;
+                }
+                drawn[j] += 1;
+                let e = self.child(at[j], words[j]);
+                if e < LEAF {
+                    at[j] = e;
+                    continue;
+                }
+                let walked = if e < SLOW {
+                    Walked::Leaf(e & !LEAF)
+                } else {
+                    let mut replay = std::mem::take(&mut self.words[j]);
+                    replay.clear();
+                    let mut words = start[j].stream();
+                    replay.extend((0..drawn[j]).map(|_| words.next_u64()));
+                    let walked = self.discover(trial, scratch, &mut lanes.lane(j), out, &replay);
+                    self.words[j] = replay;
+                    walked
+                };
+                match walked {
+                    Walked::Leaf(leaf) => leaf_counts.add(leaf, j, 1),
+                    Walked::Played => played(out),
+                }
+                left[j] -= 1;
+                if left[j] == 0 {
+                    active -= 1;
+                }
+                at[j] = root;
+                drawn[j] = 0;
+                start[j] = lanes.state(j);
+            }
+        }
+    }
+
+    /// The child of branch `branch` that word `w` draws.
+    #[inline]
+    fn child(&self, branch: Entry, w: u64) -> Entry {
+        match self.guides[(branch as usize) << 8 | (w >> 56) as usize] {
+            GUIDE_SLOW => {
+                let b = &self.branches[branch as usize];
+                self.children[b.first as usize + b.draw.result(w) as usize]
+            }
+            g if g & GUIDE_LEAF != 0 => LEAF | (g & !GUIDE_LEAF) as Entry,
+            g => g as Entry,
+        }
+    }
+
+    /// Plays the trial in full, replaying the words already drawn, and remembers its path.
     #[cold]
+    #[inline(never)]
     fn discover<T: Trial, R: Rng>(
         &mut self,
         trial: &'t T,
         scratch: &mut T::Scratch,
         rng: &mut R,
         out: &mut [i64],
+        replay: &[u64],
     ) -> Walked {
         self.record.clear();
         let mut recorder = Recorder {
-            replay: &self.path,
+            replay,
             next: 0,
             rng,
             record: &mut self.record,
@@ -168,44 +304,80 @@ impl<'t> Tree<'t> {
             None => Some(&*out),
         };
         match self.insert(ended) {
-            Some(Node::Leaf(leaf)) => Walked::Leaf(leaf),
+            Some(e) if e & LEAF != 0 && e < SLOW => Walked::Leaf(e & !LEAF),
             _ => Walked::Played,
         }
     }
 
     /// Adds the recorded path, ending at a leaf for the metrics `ended` (or an opaque node
-    /// when `None`); returns the node it ends at, or `None` when the tree is full.
-    fn insert(&mut self, ended: Option<&[i64]>) -> Option<Node<'t>> {
-        let depth = self.record.len();
-        if self.nodes.is_empty() {
-            let root = self.node_at(0, ended)?;
-            self.push(root)?;
+    /// when `None`); returns the entry it ends at, or `None` when the tree is full.
+    fn insert(&mut self, ended: Option<&[i64]>) -> Option<Entry> {
+        if self.root == UNSEEN {
+            self.root = self.node_at(0, ended)?;
         }
-        let mut node = 0;
-        for i in 0..depth {
-            let Node::Branch { first, .. } = self.nodes[node] else {
+        let mut e = self.root;
+        for i in 0..self.record.len() {
+            if e >= LEAF {
                 // Rules are deterministic given their draws, so a remembered path and a new
                 // one agree on every draw they share: this cannot happen, and is harmless.
                 return None;
-            };
-            let slot = first as usize + self.record[i].1 as usize;
+            }
+            let Branch { draw, first } = self.branches[e as usize];
+            let k = self.record[i].1;
+            let slot = first as usize + k as usize;
             if self.children[slot] == UNSEEN {
                 let child = self.node_at(i + 1, ended)?;
-                self.children[slot] = self.push(child)?;
+                self.children[slot] = child;
+                if child < SLOW {
+                    self.guide_to(e, draw, k, child);
+                }
             }
-            node = self.children[slot] as usize;
+            e = self.children[slot];
         }
         self.flat.clear();
-        Some(self.nodes[node])
+        Some(e)
     }
 
-    /// The node at depth `i` of the recorded path.
-    fn node_at(&mut self, i: usize, ended: Option<&[i64]>) -> Option<Node<'t>> {
-        Some(match (self.record.get(i), ended) {
-            (Some(&(draw, _)), _) => Node::Branch { draw, first: 0 },
-            (None, Some(out)) => Node::Leaf(self.leaf(out)?),
-            (None, None) => Node::Opaque,
-        })
+    /// Points every top byte of `branch`'s guide that draws `k` at `child`.
+    fn guide_to(&mut self, branch: Entry, draw: Draw<'t>, k: u32, child: Entry) {
+        const LOW: u64 = (1 << 56) - 1;
+        let index = child & !LEAF;
+        if index >= GUIDE_SLOW as Entry & !GUIDE_LEAF as Entry {
+            return;
+        }
+        let child = index as GuideEntry | if child & LEAF != 0 { GUIDE_LEAF } else { 0 };
+        let guide = &mut self.guides[(branch as usize) << 8..][..256];
+        for (byte, slot) in guide.iter_mut().enumerate() {
+            let w = (byte as u64) << 56;
+            // Results grow with the word, so a byte whose lowest and highest words agree
+            // draws that result for every word.
+            if draw.result(w) == k && draw.result(w | LOW) == k {
+                *slot = child;
+            }
+        }
+    }
+
+    /// The node at depth `i` of the recorded path, created.
+    fn node_at(&mut self, i: usize, ended: Option<&[i64]>) -> Option<Entry> {
+        match (self.record.get(i), ended) {
+            (Some(&(draw, _)), _) => self.branch(draw),
+            (None, Some(out)) => Some(LEAF | self.leaf(out)?),
+            (None, None) => Some(OPAQUE),
+        }
+    }
+
+    fn branch(&mut self, draw: Draw<'t>) -> Option<Entry> {
+        if self.branches.len() >= MAX_BRANCHES
+            || self.children.len() + draw.outcomes() > MAX_CHILDREN
+        {
+            return None;
+        }
+        let first = self.children.len() as u32;
+        self.children
+            .resize(self.children.len() + draw.outcomes(), UNSEEN);
+        self.guides.resize(self.guides.len() + 256, GUIDE_SLOW);
+        self.branches.push(Branch { draw, first });
+        Some(self.branches.len() as Entry - 1)
     }
 
     /// The leaf of the row `out` writes, added if new (`None` when the tree is full).
@@ -214,7 +386,7 @@ impl<'t> Tree<'t> {
         if let Some(&leaf) = self.row_leaf.get(&row) {
             return Some(leaf);
         }
-        if self.row_leaf.len() >= MAX_NODES {
+        if self.row_leaf.len() >= MAX_LEAVES {
             return None;
         }
         let leaf = self.row_leaf.len() as u32;
@@ -222,63 +394,39 @@ impl<'t> Tree<'t> {
         self.row_leaf.insert(row, leaf);
         Some(leaf)
     }
+}
 
-    fn push(&mut self, node: Node<'t>) -> Option<u32> {
-        let node = match node {
-            Node::Branch { draw, .. } => {
-                if self.children.len() + draw.outcomes() > MAX_CHILDREN {
-                    return None;
-                }
-                let first = self.children.len() as u32;
-                self.children
-                    .resize(self.children.len() + draw.outcomes(), UNSEEN);
-                Node::Branch { draw, first }
-            }
-            other => other,
-        };
-        if self.nodes.len() >= MAX_NODES {
-            return None;
+/// Trials counted by the leaf they ended at, one counter per leaf and lane: trials on
+/// different lanes ending at the same leaf then do not wait on each other's increments.
+#[derive(Debug, Default)]
+pub struct LeafCounts(Vec<u64>);
+
+impl LeafCounts {
+    #[inline]
+    pub fn add(&mut self, leaf: u32, lane: usize, n: u64) {
+        let i = leaf as usize * LANES + lane;
+        if i >= self.0.len() {
+            self.0.resize((leaf as usize + 1) * LANES, 0);
         }
-        self.nodes.push(node);
-        Some(self.nodes.len() as u32 - 1)
+        self.0[i] += n;
     }
 
-    /// The whole-chunk shortcut, once the tree has seen enough to know every trial's end.
-    pub fn flat(&mut self) -> Option<Flat<'_, 't>> {
-        if !self.remember {
-            return None;
-        }
-        match *self.nodes.first()? {
-            Node::Leaf(leaf) => Some(Flat::Constant(leaf)),
-            Node::Branch { draw, first } => {
-                if self.flat.is_empty() {
-                    for k in 0..draw.outcomes() as u32 {
-                        let child = self.children[first as usize + k as usize];
-                        let leaf = match self.nodes[child as usize] {
-                            Node::Leaf(leaf) if child != UNSEEN => leaf,
-                            // A result no word draws never needs a leaf.
-                            _ if !draw.can_draw(k) => u32::MAX,
-                            _ => {
-                                self.flat.clear();
-                                return None;
-                            }
-                        };
-                        self.flat.push(leaf);
-                    }
-                }
-                Some(Flat::OneDraw {
-                    draw,
-                    leaves: &self.flat,
-                })
-            }
-            Node::Opaque => None,
-        }
+    /// Each leaf with its count, leaving every count at zero.
+    pub fn drain(&mut self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        self.0
+            .chunks_exact_mut(LANES)
+            .enumerate()
+            .filter_map(|(leaf, lanes)| {
+                let n: u64 = lanes.iter().sum();
+                lanes.fill(0);
+                (n > 0).then_some((leaf as u32, n))
+            })
     }
 }
 
-/// Replays the results of a walk's draws, then draws from the stream, recording every draw.
+/// Replays the words of a walk's draws, then draws from the stream, recording every draw.
 struct Recorder<'a, 't, R> {
-    replay: &'a [u32],
+    replay: &'a [u64],
     next: usize,
     rng: &'a mut R,
     record: &'a mut Vec<(Draw<'t>, u32)>,
@@ -290,11 +438,12 @@ impl<'t, R: Rng> Draws<'t> for Recorder<'_, 't, R> {
     type Words = R;
 
     fn draw(&mut self, draw: Draw<'t>) -> u32 {
-        let k = match self.replay.get(self.next) {
-            Some(&k) => k,
-            None => draw.result(self.rng.next_u64()),
+        let word = match self.replay.get(self.next) {
+            Some(&w) => w,
+            None => self.rng.next_u64(),
         };
         self.next += 1;
+        let k = draw.result(word);
         if self.raw_at.is_none() {
             self.record.push((draw, k));
         }
@@ -313,6 +462,7 @@ impl<'t, R: Rng> Draws<'t> for Recorder<'_, 't, R> {
 mod tests {
     use super::*;
     use crate::dice::{Fraction, SuccessCount};
+    use crate::engine::stream::Lanes;
     use crate::engine::{run, Gathered, MetricName, Monitor, RunSpec, Shard};
 
     /// Trials of several shapes, each playable with or without the tree.
@@ -416,7 +566,7 @@ mod tests {
     fn a_tree_remembers_paths_and_marks_raw_draws_opaque() {
         let trial = Shaped::new(Shape::PartlyRaw, true);
         let mut tree = Tree::new(&trial, 0, true);
-        let mut rng = crate::engine::stream::chunk_stream(3, 0);
+        let mut rng = crate::engine::stream::trial_stream(3);
         let mut out = [0i64; 2];
         let mut walked = Vec::new();
         for _ in 0..2000 {
@@ -424,33 +574,69 @@ mod tests {
         }
         // Leaves: first = 0 (one row), 2 and 3 with five picks each; first = 1 is opaque.
         assert_eq!(tree.leaves(), 11);
-        assert!(matches!(tree.nodes[0], Node::Branch { .. }));
-        let first = match tree.nodes[0] {
-            Node::Branch { first, .. } => first as usize,
-            _ => unreachable!(),
-        };
-        assert!(matches!(
-            tree.nodes[tree.children[first + 1] as usize],
-            Node::Opaque
-        ));
+        assert_eq!(tree.root, 0, "the root is the first branch");
+        let first = tree.branches[0].first as usize;
+        assert_eq!(tree.children[first + 1], OPAQUE);
         assert!(walked.contains(&Walked::Played));
-        assert!(tree.flat().is_none(), "two-draw paths are not flat");
+        assert!(matches!(tree.mode(), Mode::Branching), "two-draw paths");
     }
 
     #[test]
-    fn a_one_draw_tree_becomes_flat_once_every_result_is_seen() {
+    fn a_one_draw_tree_is_flat_once_every_result_is_seen() {
         let mut trial = Shaped::new(Shape::Ladder, true);
         trial.table = SuccessCount::new(1, Fraction::new(1, 2));
         let mut tree = Tree::new(&trial, 0, true);
-        let mut rng = crate::engine::stream::chunk_stream(3, 0);
+        let mut rng = crate::engine::stream::trial_stream(3);
         let mut out = [0i64; 2];
-        assert!(tree.flat().is_none());
+        assert!(matches!(tree.mode(), Mode::Unknown));
+        tree.walk(&trial, &mut (), &mut rng, &mut out);
+        assert!(matches!(tree.mode(), Mode::Branching), "one result seen");
         while tree.leaves() < 2 {
             tree.walk(&trial, &mut (), &mut rng, &mut out);
         }
-        match tree.flat() {
-            Some(Flat::OneDraw { leaves, .. }) => assert_eq!(leaves.len(), 2),
+        match tree.mode() {
+            Mode::OneDraw { leaves, .. } => assert_eq!(leaves.len(), 2),
             _ => panic!("one draw, both results seen: flat"),
         }
+    }
+
+    #[test]
+    fn lanes_side_by_side_draw_what_lanes_one_by_one_draw() {
+        let trial = Shaped::new(Shape::Ladder, true);
+        let quota = [5000, 5000, 5000, 4999, 4999, 4999, 4999, 4999];
+        let mut side_by_side = Tree::new(&trial, 0, true);
+        let mut out = [0i64; 2];
+        let mut lanes = Lanes::new(4, 2);
+        // One trial first, so the root is known.
+        let Walked::Leaf(leaf) = side_by_side.walk(&trial, &mut (), &mut lanes.lane(0), &mut out)
+        else {
+            panic!("the first trial is remembered")
+        };
+        let mut counts = LeafCounts::default();
+        counts.add(leaf, 0, 1);
+        let mut first = quota;
+        first[0] -= 1;
+        side_by_side.play_lanes(
+            &trial,
+            &mut (),
+            &mut lanes,
+            first,
+            &mut counts,
+            &mut out,
+            |_| panic!("every trial of this shape ends at a leaf"),
+        );
+        let mut one_by_one: HashMap<Vec<i64>, u64> = HashMap::new();
+        let mut lanes = Lanes::new(4, 2);
+        for (j, &q) in quota.iter().enumerate() {
+            for _ in 0..q {
+                trial.play(0, &mut (), &mut Plain(lanes.lane(j)), &mut out);
+                *one_by_one.entry(out.to_vec()).or_default() += 1;
+            }
+        }
+        let got: HashMap<Vec<i64>, u64> = counts
+            .drain()
+            .map(|(leaf, n)| (side_by_side.row(leaf).to_vec(), n))
+            .collect();
+        assert_eq!(got, one_by_one);
     }
 }
