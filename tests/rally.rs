@@ -238,7 +238,7 @@ fn no_model_alive_means_no_rally() {
 
 #[test]
 fn fast_paths_agree_exactly_with_the_general_path() {
-    // The one-draw outcome table and the precomputed placements must give the very same
+    // The outcome tree and the precomputed placements must give the very same
     // histograms as placing every model by geometry, crowded or not, doubled or not.
     let cases = [
         open_field(10, 5, "d6>=4", false),
