@@ -24,7 +24,8 @@ use super::Trial;
 use rand::Rng;
 use std::collections::HashMap;
 
-/// Bounds on a tree's memory (per worker and arm): about 10 MB at most.
+/// Bounds on a tree (per worker and arm): at most about 6 MB of branches, guides and children,
+/// plus two copies of each leaf's metric row.
 const MAX_BRANCHES: usize = 1 << 12;
 const MAX_CHILDREN: usize = 1 << 20;
 const MAX_LEAVES: usize = 1 << 16;
