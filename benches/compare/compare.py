@@ -41,6 +41,18 @@ RALLY_MEAN = Fraction(RALLY_MISSING, 2)
 MASTERS_MISSING, MASTERS_TARGET = 6, 5
 P_DOUBLED = 1 - Fraction(2, 3) ** 2  # 5/9: restored in use 1 or in use 2
 MASTERS_MEAN = MASTERS_MISSING * P_DOUBLED
+# The composite (configs/shoot-then-rally.toml): 5 hunters shoot twice (Call of the Masters),
+# 1 attack each, hit 4+, against 8 of 10 wardens with defense 5+, so each attack removes a
+# warden with p = 1/2 * 2/3 = 1/3; the wardens then Rally (Resolve 4+) for every missing
+# model unless all 8 were removed. Placement never binds there, so restored ~ Binomial(2 + L,
+# 1/2) with L = min(S, 8), S ~ Binomial(10, 1/3).
+COMPOSITE_ATTACKS, COMPOSITE_ALIVE, COMPOSITE_SIZE = 10, 8, 10
+P_REMOVE = Fraction(1, 3)
+COMPOSITE_MEAN = sum(
+    Fraction(math.comb(COMPOSITE_ATTACKS, s)) * P_REMOVE**s * (1 - P_REMOVE) ** (COMPOSITE_ATTACKS - s)
+    * Fraction(COMPOSITE_SIZE - COMPOSITE_ALIVE + s, 2)
+    for s in range(COMPOSITE_ALIVE)
+)
 
 
 # ------------------------------------------------------------------------------------------
@@ -92,6 +104,29 @@ def worker_numpy_masters(n, seed):
         still_missing = columns < (MASTERS_MISSING - first)[:, None]
         second2 = rng.integers(1, 7, (k, MASTERS_MISSING)) >= MASTERS_TARGET
         restored = first + (second2 & still_missing).sum(axis=1)
+        stats = _combine(stats, k, restored.mean(), restored.var())
+        done += k
+    return stats
+
+
+def worker_numpy_composite(n, seed):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    stats = (0, 0.0, 0.0)
+    done = 0
+    columns = np.arange(COMPOSITE_SIZE)
+    while done < n:
+        k = min(NUMPY_CHUNK, n - done)
+        # Both uses' attacks: a hit (4+) whose defense test (5+) fails removes a warden.
+        hits = rng.integers(1, 7, (k, COMPOSITE_ATTACKS)) >= 4
+        failed = rng.integers(1, 7, (k, COMPOSITE_ATTACKS)) < 5
+        lost = np.minimum((hits & failed).sum(axis=1), COMPOSITE_ALIVE)
+        # Rally: one Resolve test (4+) per missing model; none when the unit is gone.
+        missing = COMPOSITE_SIZE - COMPOSITE_ALIVE + lost
+        dice = rng.integers(1, 7, (k, COMPOSITE_SIZE)) >= 4
+        restored = (dice & (columns < missing[:, None])).sum(axis=1)
+        restored[lost == COMPOSITE_ALIVE] = 0
         stats = _combine(stats, k, restored.mean(), restored.var())
         done += k
     return stats
@@ -153,6 +188,7 @@ def worker_main(args):
         fn = {
             "numpy_rally": worker_numpy_rally,
             "numpy_masters": worker_numpy_masters,
+            "numpy_composite": worker_numpy_composite,
             "python_rally": worker_python_rally,
         }[args.worker]
         start, cpu = time.perf_counter(), time.process_time()
@@ -442,9 +478,11 @@ def main():
     shutil.copy2(ctx.source_binary, ctx.binary)
 
     if args.quick:
-        sizes = dict(rc=1e7, rc1=5e6, np=2e6, py=2e4, rcm=2e6, npm=2e6, ms=(50, 200), mc=1e5)
+        sizes = dict(rc=1e7, rc1=5e6, np=2e6, py=2e4, rcm=2e6, npm=2e6, ms=(50, 200), mc=1e5,
+                     rcc=2e6, npc=1e6)
     else:
-        sizes = dict(rc=1e9, rc1=5e8, np=1e8, py=1e6, rcm=1e8, npm=5e7, ms=(200, 1000), mc=1e6)
+        sizes = dict(rc=1e9, rc1=5e8, np=1e8, py=1e6, rcm=1e8, npm=5e7, ms=(200, 1000), mc=1e6,
+                     rcc=2e8, npc=2e7)
     if args.rollcall_trials:
         sizes["rc"] = args.rollcall_trials
         sizes["rc1"] = args.rollcall_trials / 2
@@ -453,6 +491,7 @@ def main():
 
     rally = os.path.join(ctx.root, "configs", "rally.toml")
     masters = os.path.join(ctx.root, "configs", "rally-masters.toml")
+    composite = os.path.join(ctx.root, "configs", "shoot-then-rally.toml")
     exact_rc = has_exact(ctx)
 
     groups = []
@@ -501,6 +540,32 @@ def main():
             lambda r: rollcall_run(ctx, masters, n["rcm"], threads, "masters.restored", r),
         )
     )
+    groups.append(g)
+
+    g = Group(
+        "composite",
+        "composite: doubled Shoot, then Rally around the survivors (configs/shoot-then-rally.toml)",
+        COMPOSITE_MEAN,
+    )
+    g.append(
+        Contender(
+            g, "numpy (vectorised, 1 core)", n["npc"], "trials",
+            lambda r: run_worker("numpy_composite", n["npc"], r + 1), baseline=True,
+        )
+    )
+    g.append(
+        Contender(
+            g, f"rollcall run ({threads} threads)", n["rcc"], "trials",
+            lambda r: rollcall_run(ctx, composite, n["rcc"], threads, "wardens.restored", r),
+        )
+    )
+    if threads != 1:
+        g.append(
+            Contender(
+                g, "rollcall run (1 thread)", n["rcc"] // 2, "trials",
+                lambda r: rollcall_run(ctx, composite, n["rcc"] // 2, 1, "wardens.restored", r),
+            )
+        )
     groups.append(g)
 
     for m in sizes["ms"]:
@@ -616,6 +681,21 @@ def main():
             print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
         else:
             print(line(r))
+    print()
+    print("rollcall against itself (medians of this run):")
+    rate = {}
+    for g in groups:
+        for c in g:
+            if c.results and c.units == "trials" and c.name.startswith("rollcall run ("):
+                secs = statistics.median(x["seconds"] for x in c.results)
+                rate[(g.short, c.name)] = c.results[0]["trials"] / secs
+    many, one = f"rollcall run ({threads} threads)", "rollcall run (1 thread)"
+    if ("Rally", many) in rate and ("Rally", one) in rate:
+        print(f"  open-field Rally, {threads} threads / 1 thread: "
+              f"{rate[('Rally', many)] / rate[('Rally', one)]:.2f}x")
+    if ("Rally", many) in rate and ("composite", many) in rate:
+        print(f"  composite rate / open-field Rally rate ({threads} threads): "
+              f"{rate[('composite', many)] / rate[('Rally', many)]:.1%}")
     print()
     print("per-round seconds (round 1..N):")
     for g in groups:
