@@ -224,24 +224,17 @@ impl<'t> Tree<'t> {
         let mut start: [LaneState; LANES] = std::array::from_fn(|j| lanes.state(j));
         let mut drawn = [0usize; LANES];
         let mut left = quota;
-        // A lane with nothing left keeps walking from the root, its words unused: that keeps
-        // the advancing loop below free of per-lane conditions.
         let mut active = left.iter().filter(|&&l| l > 0).count();
         while active > 0 {
             let words = lanes.next_all();
-            // Advance every lane first: eight independent lookups the CPU can overlap.
-            let mut ended = 0u32;
             for j in 0..LANES {
-                at[j] = self.child(at[j], words[j]);
-                drawn[j] += 1;
-                ended |= ((at[j] >= LEAF) as u32) << j;
-            }
-            while ended != 0 {
-                let j = ended.trailing_zeros() as usize;
-                ended &= ended - 1;
-                let e = at[j];
-                at[j] = root;
                 if left[j] == 0 {
+                    continue;
+                }
+                drawn[j] += 1;
+                let e = self.child(at[j], words[j]);
+                if e < LEAF {
+                    at[j] = e;
                     continue;
                 }
                 let walked = if e < SLOW {
@@ -263,6 +256,7 @@ impl<'t> Tree<'t> {
                 if left[j] == 0 {
                     active -= 1;
                 }
+                at[j] = root;
                 drawn[j] = 0;
                 start[j] = lanes.state(j);
             }
