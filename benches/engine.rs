@@ -103,7 +103,7 @@ fn dice(c: &mut Criterion) {
 fn rally(c: &mut Criterion) {
     let mut g = c.benchmark_group("trials");
     g.sample_size(10);
-    const TRIALS: u64 = 1 << 22;
+    const TRIALS: u64 = 1 << 24;
     g.throughput(Throughput::Elements(TRIALS));
     for (name, text) in [
         ("open_field", RALLY),

@@ -238,6 +238,9 @@ fn chunk_len(trials: u64, chunk: u64) -> u64 {
 /// comparison per trial instead of a histogram update.
 const BATCH: usize = 256;
 
+/// Trials of a chunk walked side by side before the engine looks again at what the tree knows.
+const SEGMENT: u64 = 4096;
+
 /// One worker's memory, reused across its chunks so the hot path allocates nothing.
 struct Worker<'t, T: Trial> {
     scratch: T::Scratch,
@@ -252,6 +255,8 @@ struct Worker<'t, T: Trial> {
     filled: usize,
     /// Single-arm trials ended at each leaf of the tree, this chunk.
     leaf_counts: LeafCounts,
+    /// Metrics of trials played in full while others walked side by side.
+    played: Vec<i64>,
 }
 
 impl<'t, T: Trial> Worker<'t, T> {
@@ -267,6 +272,7 @@ impl<'t, T: Trial> Worker<'t, T> {
             differences: vec![0; BATCH],
             filled: 0,
             leaf_counts: LeafCounts::default(),
+            played: Vec::new(),
         }
     }
 
@@ -300,45 +306,59 @@ impl<'t, T: Trial> Worker<'t, T> {
     /// One arm: trials that end at a leaf are counted per leaf and expanded at the end.
     fn play_one_arm(&mut self, trial: &'t T, lanes: &mut Lanes, n: u64, acc: &mut Gathered) {
         let mut t = 0;
-        // Until the first trial is remembered, nothing is known about the others.
-        while t < n && matches!(self.trees[0].mode(), Mode::Unknown) {
-            self.walk_one(trial, lanes, t, acc);
-            t += 1;
-        }
-        let quota: [u64; LANES] = std::array::from_fn(|j| trials_on_lane(t, n, j));
-        let tree = &mut self.trees[0];
-        match tree.mode() {
-            Mode::Constant(leaf) => self.leaf_counts.add(leaf, 0, n - t),
-            Mode::OneDraw { draw, leaves } => {
-                let counts = count_results(draw, lanes, quota);
-                for (&leaf, &c) in leaves.iter().zip(&counts) {
-                    if c > 0 {
-                        self.leaf_counts.add(leaf, 0, c);
+        while t < n {
+            // Trials side by side go a segment at a time, so that a tree that has just seen
+            // its last new path switches to counting results within the chunk.
+            let end = n.min(t + SEGMENT);
+            let quota: [u64; LANES] = std::array::from_fn(|j| trials_on_lane(t, end, j));
+            let tree = &mut self.trees[0];
+            match tree.mode() {
+                // Until the first trial is remembered, nothing is known about the others.
+                Mode::Unknown => {
+                    self.walk_one(trial, lanes, t, acc);
+                    t += 1;
+                    continue;
+                }
+                Mode::Constant(leaf) => {
+                    self.leaf_counts.add(leaf, 0, n - t);
+                    break;
+                }
+                Mode::OneDraw { draw, leaves } => {
+                    let quota = std::array::from_fn(|j| trials_on_lane(t, n, j));
+                    let counts = count_results(draw, lanes, quota);
+                    for (&leaf, &c) in leaves.iter().zip(&counts) {
+                        if c > 0 {
+                            self.leaf_counts.add(leaf, 0, c);
+                        }
+                    }
+                    break;
+                }
+                Mode::Branching => {
+                    let Worker {
+                        scratch,
+                        trees,
+                        out,
+                        leaf_counts,
+                        played,
+                        ..
+                    } = self;
+                    played.clear();
+                    trees[0].play_lanes(trial, scratch, lanes, quota, leaf_counts, out, |o| {
+                        played.extend_from_slice(o)
+                    });
+                    for i in 0..self.played.len() / self.out.len() {
+                        let m = self.out.len();
+                        self.out.copy_from_slice(&self.played[i * m..(i + 1) * m]);
+                        self.push_out(trial, acc);
+                    }
+                }
+                Mode::Played => {
+                    for t in t..end {
+                        self.walk_one(trial, lanes, t, acc);
                     }
                 }
             }
-            Mode::Branching => {
-                let Worker {
-                    scratch,
-                    trees,
-                    out,
-                    leaf_counts,
-                    ..
-                } = self;
-                let mut played = Vec::new();
-                trees[0].play_lanes(trial, scratch, lanes, quota, leaf_counts, out, |o| {
-                    played.extend_from_slice(o)
-                });
-                for row in played.chunks_exact(self.out.len()) {
-                    self.out.copy_from_slice(row);
-                    self.push_out(trial, acc);
-                }
-            }
-            Mode::Played | Mode::Unknown => {
-                for t in t..n {
-                    self.walk_one(trial, lanes, t, acc);
-                }
-            }
+            t = end;
         }
         let tree = &self.trees[0];
         for (leaf, count) in self.leaf_counts.drain() {

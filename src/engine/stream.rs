@@ -119,6 +119,14 @@ impl Lanes {
         LaneState([s0[lane], s1[lane], s2[lane], s3[lane]])
     }
 
+    /// Puts lane `lane` back to a state taken from it.
+    #[inline]
+    pub fn restore(&mut self, lane: usize, state: LaneState) {
+        for (s, v) in self.s.iter_mut().zip(state.0) {
+            s[lane] = v;
+        }
+    }
+
     /// Lane `lane` as a random number generator.
     pub fn lane(&mut self, lane: usize) -> Lane<'_> {
         Lane { lanes: self, lane }
