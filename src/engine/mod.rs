@@ -14,9 +14,10 @@ pub use draws::{Draw, Draws, Plain};
 
 use crate::dice::{SuccessCount, AMBIGUOUS};
 use crate::stats::{Histogram, Summary};
+use rand::Rng;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use stream::{Lanes, LANES};
+use stream::{LaneState, Lanes, LANES};
 use tree::{LeafCounts, Mode, Tree, Walked};
 
 /// Trials per chunk. Part of the reproducibility contract: changing it changes results.
@@ -282,20 +283,24 @@ impl<'t, T: Trial> Worker<'t, T> {
         if trial.arms() == 1 {
             self.play_one_arm(trial, &mut lanes, n, acc);
         } else {
-            for t in 0..n {
-                // Every arm replays the same stream: common random numbers.
-                let word = lanes.next(lane_of(t));
-                for arm in 0..self.trees.len() {
-                    let tree = &mut self.trees[arm];
-                    let mut arm_rng = stream::trial_stream(word);
-                    let walked = tree.walk(trial, &mut self.scratch, &mut arm_rng, &mut self.out);
-                    if let Walked::Leaf(leaf) = walked {
-                        for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
-                            self.out[slot] = v;
+            for lane in 0..LANES {
+                let mut rng = lanes.state(lane);
+                for _ in lane_trials(0, n, lane) {
+                    // Every arm replays the same stream: common random numbers.
+                    let word = rng.next_u64();
+                    for arm in 0..self.trees.len() {
+                        let tree = &mut self.trees[arm];
+                        let mut arm_rng = stream::trial_stream(word);
+                        let walked =
+                            tree.walk(trial, &mut self.scratch, &mut arm_rng, &mut self.out);
+                        if let Walked::Leaf(leaf) = walked {
+                            for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
+                                self.out[slot] = v;
+                            }
                         }
                     }
+                    self.push_out(trial, acc);
                 }
-                self.push_out(trial, acc);
             }
         }
         self.flush(trial, acc);
@@ -315,7 +320,10 @@ impl<'t, T: Trial> Worker<'t, T> {
             match tree.mode() {
                 // Until the first trial is remembered, nothing is known about the others.
                 Mode::Unknown => {
-                    self.walk_one(trial, lanes, t, acc);
+                    let lane = lane_of(t);
+                    let mut rng = lanes.state(lane);
+                    self.walk_one(trial, &mut rng, lane, acc);
+                    lanes.restore(lane, rng);
                     t += 1;
                     continue;
                 }
@@ -353,8 +361,13 @@ impl<'t, T: Trial> Worker<'t, T> {
                     }
                 }
                 Mode::Played => {
-                    for t in t..end {
-                        self.walk_one(trial, lanes, t, acc);
+                    // Lane by lane, each lane's trials in order: its state stays in registers.
+                    for lane in 0..LANES {
+                        let mut rng = lanes.state(lane);
+                        for _ in lane_trials(t, end, lane) {
+                            self.walk_one(trial, &mut rng, lane, acc);
+                        }
+                        lanes.restore(lane, rng);
                     }
                 }
             }
@@ -374,12 +387,10 @@ impl<'t, T: Trial> Worker<'t, T> {
         }
     }
 
-    /// Trial `t` of a single-arm chunk, on its own.
-    fn walk_one(&mut self, trial: &'t T, lanes: &mut Lanes, t: u64, acc: &mut Gathered) {
-        let tree = &mut self.trees[0];
-        let mut rng = lanes.lane(lane_of(t));
-        match tree.walk(trial, &mut self.scratch, &mut rng, &mut self.out) {
-            Walked::Leaf(leaf) => self.leaf_counts.add(leaf, lane_of(t), 1),
+    /// One trial of a single-arm chunk, on its own, drawing from lane `lane`.
+    fn walk_one(&mut self, trial: &'t T, rng: &mut LaneState, lane: usize, acc: &mut Gathered) {
+        match self.trees[0].walk(trial, &mut self.scratch, rng, &mut self.out) {
+            Walked::Leaf(leaf) => self.leaf_counts.add(leaf, lane, 1),
             Walked::Played => self.push_out(trial, acc),
         }
     }
@@ -421,6 +432,12 @@ impl<'t, T: Trial> Worker<'t, T> {
 /// The lane trial `t` of a chunk draws from.
 fn lane_of(t: u64) -> usize {
     (t % LANES as u64) as usize
+}
+
+/// The trials of `from..to` that draw from lane `lane`, in order.
+fn lane_trials(from: u64, to: u64, lane: usize) -> impl Iterator<Item = u64> {
+    let first = from + (lane as u64 + LANES as u64 - from % LANES as u64) % LANES as u64;
+    (first..to).step_by(LANES)
 }
 
 /// How many of trials `from..to` of a chunk draw from lane `lane`.

@@ -112,7 +112,7 @@ impl Lanes {
         result
     }
 
-    /// Lane `lane`'s state as it stands: [`LaneState::stream`] continues the lane from here.
+    /// Lane `lane` as it stands, taken out: drawing from it continues the lane.
     #[inline]
     pub fn state(&self, lane: usize) -> LaneState {
         let [s0, s1, s2, s3] = &self.s;
@@ -133,18 +133,40 @@ impl Lanes {
     }
 }
 
-/// A saved lane state: cheap to take, turned into a stream only when needed.
+/// One lane taken out of [`Lanes`]: a plain xoshiro256++ whose state stays in registers,
+/// for playing a lane's trials one after another; [`Lanes::restore`] puts it back.
 #[derive(Debug, Clone, Copy)]
 pub struct LaneState([u64; 4]);
 
-impl LaneState {
-    /// A stream giving the lane's words from where the state was taken.
-    pub fn stream(self) -> Stream {
-        let mut seed = [0u8; 32];
-        for (part, s) in seed.chunks_exact_mut(8).zip(self.0) {
-            part.copy_from_slice(&s.to_le_bytes());
+impl rand::TryRng for LaneState {
+    type Error = std::convert::Infallible;
+
+    /// The high half of a word, as `rand_xoshiro` does for xoshiro256++.
+    #[inline]
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok((self.try_next_u64()? >> 32) as u32)
+    }
+
+    #[inline]
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        let [s0, s1, s2, s3] = &mut self.0;
+        let result = s0.wrapping_add(*s3).rotate_left(23).wrapping_add(*s0);
+        let t = *s1 << 17;
+        *s2 ^= *s0;
+        *s3 ^= *s1;
+        *s1 ^= *s2;
+        *s0 ^= *s3;
+        *s2 ^= t;
+        *s3 = s3.rotate_left(45);
+        Ok(result)
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        for part in dst.chunks_mut(8) {
+            let word = self.try_next_u64()?.to_le_bytes();
+            part.copy_from_slice(&word[..part.len()]);
         }
-        Stream::from_seed(seed)
+        Ok(())
     }
 }
 
@@ -423,10 +445,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(
-            lanes.state(3).stream().next_u64(),
-            reference[3].clone().next_u64()
-        );
+        assert_eq!(lanes.state(3).next_u64(), reference[3].clone().next_u64());
         assert_eq!(lanes.lane(3).next_u64(), reference[3].next_u64());
         assert_eq!(
             lanes.lane(5).next_u32(),

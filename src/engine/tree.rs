@@ -245,7 +245,7 @@ impl<'t> Tree<'t> {
                 } else {
                     let mut replay = std::mem::take(&mut self.words[j]);
                     replay.clear();
-                    let mut words = start[j].stream();
+                    let mut words = start[j];
                     replay.extend((0..drawn[j]).map(|_| words.next_u64()));
                     let walked = self.discover(trial, scratch, &mut lanes.lane(j), out, &replay);
                     self.words[j] = replay;
