@@ -494,27 +494,27 @@ def main():
     composite = os.path.join(ctx.root, "configs", "shoot-then-rally.toml")
     exact_rc = has_exact(ctx)
 
-    groups = []
-    g = Group("Rally", "open-field Rally: 5 missing, Resolve 4+ (configs/rally.toml)", RALLY_MEAN)
-    g.append(
-        Contender(
-            g, "numpy (vectorised, 1 core)", n["np"], "trials",
-            lambda r: run_worker("numpy_rally", n["np"], r + 1), baseline=True,
-        )
-    )
-    g.append(
-        Contender(
-            g, f"rollcall run ({threads} threads)", n["rc"], "trials",
-            lambda r: rollcall_run(ctx, rally, n["rc"], threads, "wardens.restored", r),
-        )
-    )
-    if threads != 1:
+    def numpy_and_rollcall(g, worker, n_numpy, file, metric, n_threads, n_one=None):
+        """A numpy baseline, then rollcall on every thread and, given n_one, on one."""
         g.append(
             Contender(
-                g, "rollcall run (1 thread)", n["rc1"], "trials",
-                lambda r: rollcall_run(ctx, rally, n["rc1"], 1, "wardens.restored", r),
+                g, "numpy (vectorised, 1 core)", n_numpy, "trials",
+                lambda r: run_worker(worker, n_numpy, r + 1), baseline=True,
             )
         )
+        runs = [(threads, n_threads)] + ([(1, n_one)] if n_one and threads != 1 else [])
+        for t, trials in runs:
+            name = f"rollcall run ({t} thread{'s' if t != 1 else ''})"
+            g.append(
+                Contender(
+                    g, name, trials, "trials",
+                    lambda r, t=t, trials=trials: rollcall_run(ctx, file, trials, t, metric, r),
+                )
+            )
+
+    groups = []
+    g = Group("Rally", "open-field Rally: 5 missing, Resolve 4+ (configs/rally.toml)", RALLY_MEAN)
+    numpy_and_rollcall(g, "numpy_rally", n["np"], rally, "wardens.restored", n["rc"], n["rc1"])
     g.append(
         Contender(
             g, "Python loop (random.randint)", n["py"], "trials",
@@ -528,18 +528,7 @@ def main():
         "doubled Rally (Call of the Masters): 6 missing, Resolve 5+ (configs/rally-masters.toml)",
         MASTERS_MEAN,
     )
-    g.append(
-        Contender(
-            g, "numpy (vectorised, 1 core)", n["npm"], "trials",
-            lambda r: run_worker("numpy_masters", n["npm"], r + 1), baseline=True,
-        )
-    )
-    g.append(
-        Contender(
-            g, f"rollcall run ({threads} threads)", n["rcm"], "trials",
-            lambda r: rollcall_run(ctx, masters, n["rcm"], threads, "masters.restored", r),
-        )
-    )
+    numpy_and_rollcall(g, "numpy_masters", n["npm"], masters, "masters.restored", n["rcm"])
     groups.append(g)
 
     g = Group(
@@ -547,25 +536,9 @@ def main():
         "composite: doubled Shoot, then Rally around the survivors (configs/shoot-then-rally.toml)",
         COMPOSITE_MEAN,
     )
-    g.append(
-        Contender(
-            g, "numpy (vectorised, 1 core)", n["npc"], "trials",
-            lambda r: run_worker("numpy_composite", n["npc"], r + 1), baseline=True,
-        )
+    numpy_and_rollcall(
+        g, "numpy_composite", n["npc"], composite, "wardens.restored", n["rcc"], n["rcc"] // 2
     )
-    g.append(
-        Contender(
-            g, f"rollcall run ({threads} threads)", n["rcc"], "trials",
-            lambda r: rollcall_run(ctx, composite, n["rcc"], threads, "wardens.restored", r),
-        )
-    )
-    if threads != 1:
-        g.append(
-            Contender(
-                g, "rollcall run (1 thread)", n["rcc"] // 2, "trials",
-                lambda r: rollcall_run(ctx, composite, n["rcc"] // 2, 1, "wardens.restored", r),
-            )
-        )
     groups.append(g)
 
     for m in sizes["ms"]:

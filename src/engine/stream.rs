@@ -8,7 +8,7 @@
 //! the same words, see the tests). `ROLLCALL_SIMD=portable|avx2|avx512` forces a kernel (an
 //! unsupported choice falls back to the best one the CPU has).
 
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::OnceLock;
 
@@ -97,19 +97,10 @@ impl Lanes {
     /// The next word of lane `lane` alone.
     #[inline]
     pub fn next(&mut self, lane: usize) -> u64 {
-        let [s0, s1, s2, s3] = &mut self.s;
-        let result = s0[lane]
-            .wrapping_add(s3[lane])
-            .rotate_left(23)
-            .wrapping_add(s0[lane]);
-        let t = s1[lane] << 17;
-        s2[lane] ^= s0[lane];
-        s3[lane] ^= s1[lane];
-        s1[lane] ^= s2[lane];
-        s0[lane] ^= s3[lane];
-        s2[lane] ^= t;
-        s3[lane] = s3[lane].rotate_left(45);
-        result
+        let mut state = self.state(lane);
+        let word = state.next_u64();
+        self.restore(lane, state);
+        word
     }
 
     /// Lane `lane` as it stands, taken out: drawing from it continues the lane.
@@ -230,19 +221,11 @@ fn step(state: &mut [[u64; LANES]; 4]) -> [u64; LANES] {
 /// CPU overlaps).
 fn fill(s: &mut [[u64; LANES]; 4], out: &mut [[u64; LANES]]) {
     for j in 0..LANES {
-        let mut lane = [s[0][j], s[1][j], s[2][j], s[3][j]];
+        let mut lane = LaneState([s[0][j], s[1][j], s[2][j], s[3][j]]);
         for words in out.iter_mut() {
-            let [s0, s1, s2, s3] = &mut lane;
-            words[j] = s0.wrapping_add(*s3).rotate_left(23).wrapping_add(*s0);
-            let t = *s1 << 17;
-            *s2 ^= *s0;
-            *s3 ^= *s1;
-            *s1 ^= *s2;
-            *s0 ^= *s3;
-            *s2 ^= t;
-            *s3 = s3.rotate_left(45);
+            words[j] = lane.next_u64();
         }
-        for (word, v) in s.iter_mut().zip(lane) {
+        for (word, v) in s.iter_mut().zip(lane.0) {
             word[j] = v;
         }
     }
