@@ -1,0 +1,291 @@
+//! One worker's side of a run: playing a chunk's trials through the outcome trees, on the
+//! chunk's lanes, into integer histograms.
+
+use super::stream::{self, LaneState, Lanes, LANES};
+use super::tree::{LeafCounts, Mode, Tree, Walked};
+use super::{chunk_len, Draw, Gathered, RunSpec, Trial};
+use crate::dice::{SuccessCount, AMBIGUOUS};
+use crate::stats::Histogram;
+use rand::Rng;
+
+/// Trials played before their metrics are added to the histograms, column by column: a
+/// metric that did not change across the batch (common: most metrics of most steps) costs one
+/// comparison per trial instead of a histogram update.
+const BATCH: usize = 256;
+
+/// Trials of a chunk walked side by side before the engine looks again at what the tree knows.
+const SEGMENT: u64 = 4096;
+
+/// One worker's memory, reused across its chunks so the hot path allocates nothing.
+pub(crate) struct Worker<'t, T: Trial> {
+    scratch: T::Scratch,
+    /// One per arm.
+    trees: Vec<Tree<'t>>,
+    out: Vec<i64>,
+    /// Column-major: column j holds metric j for the batch's trials, contiguous so the
+    /// "unchanged across the batch" test vectorises.
+    columns: Vec<i64>,
+    differences: Vec<i64>,
+    /// Trials in `columns`.
+    filled: usize,
+    /// Single-arm trials ended at each leaf of the tree, this chunk.
+    leaf_counts: LeafCounts,
+    /// Metrics of trials played in full while others walked side by side.
+    played: Vec<i64>,
+}
+
+impl<'t, T: Trial> Worker<'t, T> {
+    pub(crate) fn new(trial: &'t T) -> Self {
+        let m = trial.metrics().len();
+        Worker {
+            scratch: trial.scratch(),
+            trees: (0..trial.arms())
+                .map(|arm| Tree::new(trial, arm, trial.memoise()))
+                .collect(),
+            out: vec![0; m],
+            columns: vec![0; m * BATCH],
+            differences: vec![0; BATCH],
+            filled: 0,
+            leaf_counts: LeafCounts::default(),
+            played: Vec::new(),
+        }
+    }
+
+    pub(crate) fn play_chunk(
+        &mut self,
+        trial: &'t T,
+        spec: &RunSpec,
+        chunk: u64,
+        acc: &mut Gathered,
+    ) {
+        let mut lanes = Lanes::new(spec.seed, chunk);
+        let n = chunk_len(spec.trials, chunk);
+        if trial.arms() == 1 {
+            self.play_one_arm(trial, &mut lanes, n, acc);
+        } else {
+            for lane in 0..LANES {
+                let mut rng = lanes.state(lane);
+                for _ in lane_trials(0, n, lane) {
+                    // Every arm replays the same stream: common random numbers.
+                    let word = rng.next_u64();
+                    for arm in 0..self.trees.len() {
+                        let tree = &mut self.trees[arm];
+                        let mut arm_rng = stream::trial_stream(word);
+                        let walked =
+                            tree.walk(trial, &mut self.scratch, &mut arm_rng, &mut self.out);
+                        if let Walked::Leaf(leaf) = walked {
+                            for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
+                                self.out[slot] = v;
+                            }
+                        }
+                    }
+                    self.push_out(trial, acc);
+                }
+            }
+        }
+        self.flush(trial, acc);
+        acc.trials += n;
+        acc.chunks += 1;
+    }
+
+    /// One arm: trials that end at a leaf are counted per leaf and expanded at the end.
+    fn play_one_arm(&mut self, trial: &'t T, lanes: &mut Lanes, n: u64, acc: &mut Gathered) {
+        let mut t = 0;
+        while t < n {
+            // Trials side by side go a segment at a time, so that a tree that has just seen
+            // its last new path switches to counting results within the chunk.
+            let end = n.min(t + SEGMENT);
+            let quota: [u64; LANES] = std::array::from_fn(|j| trials_on_lane(t, end, j));
+            let tree = &mut self.trees[0];
+            match tree.mode() {
+                // Until the first trial is remembered, nothing is known about the others.
+                Mode::Unknown => {
+                    let lane = lane_of(t);
+                    let mut rng = lanes.state(lane);
+                    self.walk_one(trial, &mut rng, lane, acc);
+                    lanes.restore(lane, rng);
+                    t += 1;
+                    continue;
+                }
+                Mode::Constant(leaf) => {
+                    self.leaf_counts.add(leaf, 0, n - t);
+                    break;
+                }
+                Mode::OneDraw { draw, leaves } => {
+                    let quota = std::array::from_fn(|j| trials_on_lane(t, n, j));
+                    let counts = count_results(draw, lanes, quota);
+                    for (&leaf, &c) in leaves.iter().zip(&counts) {
+                        if c > 0 {
+                            self.leaf_counts.add(leaf, 0, c);
+                        }
+                    }
+                    break;
+                }
+                Mode::Branching => {
+                    let Worker {
+                        scratch,
+                        trees,
+                        out,
+                        leaf_counts,
+                        played,
+                        ..
+                    } = self;
+                    played.clear();
+                    trees[0].play_lanes(trial, scratch, lanes, quota, leaf_counts, out, |o| {
+                        played.extend_from_slice(o)
+                    });
+                    for i in 0..self.played.len() / self.out.len() {
+                        let m = self.out.len();
+                        self.out.copy_from_slice(&self.played[i * m..(i + 1) * m]);
+                        self.push_out(trial, acc);
+                    }
+                }
+                Mode::Played => {
+                    // Lane by lane, each lane's trials in order: its state stays in registers.
+                    for lane in 0..LANES {
+                        let mut rng = lanes.state(lane);
+                        for _ in lane_trials(t, end, lane) {
+                            self.walk_one(trial, &mut rng, lane, acc);
+                        }
+                        lanes.restore(lane, rng);
+                    }
+                }
+            }
+            t = end;
+        }
+        let tree = &self.trees[0];
+        for (leaf, count) in self.leaf_counts.drain() {
+            for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
+                self.out[slot] = v;
+            }
+            for (h, &v) in acc.metrics.iter_mut().zip(&self.out) {
+                h.add_count(v, count);
+            }
+            for (h, &(a, b)) in acc.differences.iter_mut().zip(trial.pairs()) {
+                h.add_count(self.out[a] - self.out[b], count);
+            }
+        }
+    }
+
+    /// One trial of a single-arm chunk, on its own, drawing from lane `lane`.
+    fn walk_one(&mut self, trial: &'t T, rng: &mut LaneState, lane: usize, acc: &mut Gathered) {
+        match self.trees[0].walk(trial, &mut self.scratch, rng, &mut self.out) {
+            Walked::Leaf(leaf) => self.leaf_counts.add(leaf, lane, 1),
+            Walked::Played => self.push_out(trial, acc),
+        }
+    }
+
+    /// Adds `out` as one trial of the column batch.
+    fn push_out(&mut self, trial: &T, acc: &mut Gathered) {
+        for (j, &v) in self.out.iter().enumerate() {
+            self.columns[j * BATCH + self.filled] = v;
+        }
+        self.filled += 1;
+        if self.filled == BATCH {
+            self.flush(trial, acc);
+        }
+    }
+
+    fn flush(&mut self, trial: &T, acc: &mut Gathered) {
+        let batch = std::mem::take(&mut self.filled);
+        if batch == 0 {
+            return;
+        }
+        for (column, h) in self.columns.chunks_exact(BATCH).zip(&mut acc.metrics) {
+            add_column(h, &column[..batch]);
+        }
+        for (h, &(a, b)) in acc.differences.iter_mut().zip(trial.pairs()) {
+            let (first, second) = (&self.columns[a * BATCH..], &self.columns[b * BATCH..]);
+            for (d, (x, y)) in self
+                .differences
+                .iter_mut()
+                .zip(first.iter().zip(second))
+                .take(batch)
+            {
+                *d = x - y;
+            }
+            add_column(h, &self.differences[..batch]);
+        }
+    }
+}
+
+/// The lane trial `t` of a chunk draws from.
+fn lane_of(t: u64) -> usize {
+    (t % LANES as u64) as usize
+}
+
+/// The trials of `from..to` that draw from lane `lane`, in order.
+fn lane_trials(from: u64, to: u64, lane: usize) -> impl Iterator<Item = u64> {
+    let first = from + (lane as u64 + LANES as u64 - from % LANES as u64) % LANES as u64;
+    (first..to).step_by(LANES)
+}
+
+/// How many of trials `from..to` of a chunk draw from lane `lane`.
+fn trials_on_lane(from: u64, to: u64, lane: usize) -> u64 {
+    let before = |x: u64| (x + (LANES - 1 - lane) as u64) / LANES as u64;
+    before(to) - before(from)
+}
+
+/// The hot loop of one-draw trials: `quota[j]` draws on each lane j, counted by result.
+fn count_results(draw: Draw<'_>, lanes: &mut Lanes, quota: [u64; LANES]) -> Vec<u64> {
+    let mut counts = vec![0u64; draw.outcomes()];
+    let together = quota.iter().copied().min().unwrap_or(0);
+    match draw {
+        Draw::Count(table) if table.guide().is_some() => {
+            count_guided(table, lanes, together, &mut counts)
+        }
+        _ => {
+            for _ in 0..together {
+                for w in lanes.next_all() {
+                    counts[draw.result(w) as usize] += 1;
+                }
+            }
+        }
+    }
+    for (j, &q) in quota.iter().enumerate() {
+        for _ in together..q {
+            counts[draw.result(lanes.next(j)) as usize] += 1;
+        }
+    }
+    counts
+}
+
+/// `steps` draws on every lane from a table with a top-byte guide, added to `counts`.
+fn count_guided(table: &SuccessCount, lanes: &mut Lanes, steps: u64, counts: &mut [u64]) {
+    let Some(guide) = table.guide() else {
+        return;
+    };
+    // One row of counts per lane: consecutive increments of one counter would wait on each
+    // other through memory; eight rows let them overlap. Rows of 256 need no bounds checks.
+    let mut rows = vec![[0u64; 256]; LANES];
+    let mut block = [[0u64; LANES]; 64];
+    let mut left = steps;
+    while left > 0 {
+        let n = (left as usize).min(block.len());
+        lanes.fill(&mut block[..n]);
+        for words in &block[..n] {
+            for (row, &w) in rows.iter_mut().zip(words) {
+                let k = match guide[(w >> 56) as usize] {
+                    AMBIGUOUS => table.scan(w) as u8,
+                    k => k,
+                };
+                row[k as usize] += 1;
+            }
+        }
+        left -= n as u64;
+    }
+    for (k, c) in counts.iter_mut().enumerate().take(256) {
+        *c += rows.iter().map(|row| row[k]).sum::<u64>();
+    }
+}
+
+fn add_column(h: &mut Histogram, values: &[i64]) {
+    let Some(&first) = values.first() else { return };
+    if values.iter().all(|&v| v == first) {
+        h.add_count(first, values.len() as u64);
+    } else {
+        for &v in values {
+            h.add(v);
+        }
+    }
+}
