@@ -91,8 +91,8 @@ pub struct Tree<'t> {
     /// Leaf rows, `slots.len()` values each.
     rows: Vec<i64>,
     row_leaf: HashMap<Vec<i64>, u32>,
-    /// The words drawn by the walk in progress, per lane.
-    words: [Vec<u64>; LANES],
+    /// The words of the trial being walked or replayed.
+    words: Vec<u64>,
     record: Vec<(Draw<'t>, u32)>,
     /// The leaves of a one-draw root, once known; cleared when the tree grows.
     flat: Vec<u32>,
@@ -118,7 +118,7 @@ impl<'t> Tree<'t> {
             guides: Vec::new(),
             rows: Vec::new(),
             row_leaf: HashMap::new(),
-            words: Default::default(),
+            words: Vec::new(),
             record: Vec::new(),
             flat: Vec::new(),
         }
@@ -183,7 +183,7 @@ impl<'t> Tree<'t> {
             trial.play(self.arm, scratch, &mut Plain(rng), out);
             return Walked::Played;
         }
-        let mut words = std::mem::take(&mut self.words[0]);
+        let mut words = std::mem::take(&mut self.words);
         words.clear();
         let mut e = self.root;
         let walked = loop {
@@ -197,7 +197,7 @@ impl<'t> Tree<'t> {
                 break self.discover(trial, scratch, rng, out, &words);
             }
         };
-        self.words[0] = words;
+        self.words = words;
         walked
     }
 
@@ -243,12 +243,12 @@ impl<'t> Tree<'t> {
                 let walked = if e < SLOW {
                     Walked::Leaf(e & !LEAF)
                 } else {
-                    let mut replay = std::mem::take(&mut self.words[j]);
+                    let mut replay = std::mem::take(&mut self.words);
                     replay.clear();
                     let mut words = start[j];
                     replay.extend((0..drawn[j]).map(|_| words.next_u64()));
                     let walked = self.discover(trial, scratch, &mut lanes.lane(j), out, &replay);
-                    self.words[j] = replay;
+                    self.words = replay;
                     walked
                 };
                 match walked {
