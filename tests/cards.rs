@@ -918,3 +918,35 @@ fn bad_card_sets_get_clear_errors() {
         &["bad.toml", "cards.players.A.plays[0][1]", "\"banniere\"", "cards are: campement, rituel"],
     );
 }
+
+#[test]
+fn the_scenario_hash_covers_the_card_set_file() {
+    // Shards of runs over different card sets must not merge: the hash in run.json (which
+    // merging compares) changes when only the set file changes.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir(tmp.path().join("cards")).unwrap();
+    let scenario = tmp.path().join("game.toml");
+    std::fs::copy(root.join("configs/cards-random.toml"), &scenario).unwrap();
+    let set = tmp.path().join("cards/seed-set.toml");
+    let original = std::fs::read_to_string(root.join("configs/cards/seed-set.toml")).unwrap();
+    let hash = |tag: &str| {
+        let out = tmp.path().join(tag);
+        ok(&[
+            "run",
+            scenario.to_str().unwrap(),
+            "--trials",
+            "1000",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let meta: serde_json::Value = serde_json::from_str(&read(&out, "run.json")).unwrap();
+        meta["scenario_hash"].as_str().unwrap().to_string()
+    };
+    std::fs::write(&set, &original).unwrap();
+    let first = hash("a");
+    assert_eq!(first, hash("b"), "same files, same hash");
+    std::fs::write(&set, original.replacen("value = 1", "value = 2", 1)).unwrap();
+    assert_ne!(first, hash("c"), "a card's value changed in the set file only");
+}

@@ -201,7 +201,7 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
             problem,
         })?;
     }
-    let hash = fnv1a(toml::to_string(&value).unwrap_or_default().as_bytes());
+    let hash = fnv1a(&hashed_bytes(&value, file));
     let grid =
         overrides::sweep_grid(&value).map_err(|(setting, problem)| ScenarioError::Override {
             file: file.to_string(),
@@ -292,6 +292,23 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
         return Err(bad());
     }
     Ok(v as u64)
+}
+
+/// What the scenario hash covers: the scenario after `--set`, and the card-set file it names
+/// (read as the card loader reads it, relative to the scenario's folder), so shards of runs
+/// over different card sets refuse to merge. An unreadable set adds nothing here; the card
+/// loader reports it.
+fn hashed_bytes(value: &toml::Table, file: &str) -> Vec<u8> {
+    let mut bytes = toml::to_string(value).unwrap_or_default().into_bytes();
+    let set = value.get("cards").and_then(|c| c.get("set")).and_then(|s| s.as_str());
+    if let Some(set) = set {
+        let folder = Path::new(file).parent().unwrap_or(Path::new(""));
+        if let Ok(text) = std::fs::read(folder.join(set)) {
+            bytes.extend_from_slice(b"\n# card set\n");
+            bytes.extend_from_slice(&text);
+        }
+    }
+    bytes
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
