@@ -502,7 +502,8 @@ fn shipped_card_scenarios_run_and_give_the_seed_results() {
     ] {
         let dir = tmp.path().join(name);
         let file = format!("configs/{name}.toml");
-        ok(&["check", &file]);
+        let checked = String::from_utf8(ok(&["check", &file]).stdout).unwrap();
+        assert!(checked.contains("card game of "), "{checked}");
         ok(&[
             "run",
             &file,
@@ -948,5 +949,9 @@ fn the_scenario_hash_covers_the_card_set_file() {
     let first = hash("a");
     assert_eq!(first, hash("b"), "same files, same hash");
     std::fs::write(&set, original.replacen("value = 1", "value = 2", 1)).unwrap();
-    assert_ne!(first, hash("c"), "a card's value changed in the set file only");
+    assert_ne!(
+        first,
+        hash("c"),
+        "a card's value changed in the set file only"
+    );
 }

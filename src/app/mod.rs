@@ -162,12 +162,19 @@ pub fn check(files: &[PathBuf]) -> Result<Vec<String>, Error> {
         .map(|f| {
             let (set, _) = prepare(f, &[])?;
             let s = &set.variants[0].scenario;
+            let what = match &s.cards {
+                Some(game) => format!(
+                    "card game of {} cards, {} turn(s) of {} card(s) a side",
+                    game.cards().len(),
+                    game.turns(),
+                    game.cards_per_turn()
+                ),
+                None => format!("{} unit(s), {} choice(s)", s.units.len(), s.choices.len()),
+            };
             Ok(format!(
-                "ok: {} (scenario {}, {} units, {} choice(s), {} sweep point(s))",
+                "ok: {} (scenario {}, {what}, {} sweep point(s))",
                 f.display(),
                 set.name,
-                s.units.len(),
-                s.choices.len(),
                 set.variants.len()
             ))
         })

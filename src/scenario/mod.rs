@@ -300,7 +300,10 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
 /// loader reports it.
 fn hashed_bytes(value: &toml::Table, file: &str) -> Vec<u8> {
     let mut bytes = toml::to_string(value).unwrap_or_default().into_bytes();
-    let set = value.get("cards").and_then(|c| c.get("set")).and_then(|s| s.as_str());
+    let set = value
+        .get("cards")
+        .and_then(|c| c.get("set"))
+        .and_then(|s| s.as_str());
     if let Some(set) = set {
         let folder = Path::new(file).parent().unwrap_or(Path::new(""));
         if let Ok(text) = std::fs::read(folder.join(set)) {
