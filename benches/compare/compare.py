@@ -75,7 +75,9 @@ def _combine(stats, n, mean, var):
     return (total, mean0 + delta * n / total, m2 + var * n + delta * delta * n0 * n / total)
 
 
-def worker_numpy_rally(n, seed):
+def _numpy_chunks(n, seed, restored_of):
+    """Plays n trials in chunks of NUMPY_CHUNK, as a user would to bound memory:
+    restored_of(np, rng, k) gives one chunk's per-trial results."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -83,41 +85,35 @@ def worker_numpy_rally(n, seed):
     done = 0
     while done < n:
         k = min(NUMPY_CHUNK, n - done)
-        restored = (rng.integers(1, 7, (k, RALLY_MISSING)) >= RALLY_TARGET).sum(axis=1)
+        restored = restored_of(np, rng, k)
         stats = _combine(stats, k, restored.mean(), restored.var())
         done += k
     return stats
 
 
-def worker_numpy_masters(n, seed):
-    import numpy as np
+def worker_numpy_rally(n, seed):
+    def restored(np, rng, k):
+        return (rng.integers(1, 7, (k, RALLY_MISSING)) >= RALLY_TARGET).sum(axis=1)
 
-    rng = np.random.default_rng(seed)
-    stats = (0, 0.0, 0.0)
-    done = 0
-    columns = np.arange(MASTERS_MISSING)
-    while done < n:
-        k = min(NUMPY_CHUNK, n - done)
+    return _numpy_chunks(n, seed, restored)
+
+
+def worker_numpy_masters(n, seed):
+    def restored(np, rng, k):
+        columns = np.arange(MASTERS_MISSING)
         # Use 1: one die per missing model.
         first = (rng.integers(1, 7, (k, MASTERS_MISSING)) >= MASTERS_TARGET).sum(axis=1)
         # Use 2: roll again, counting only the dice of the models still missing.
         still_missing = columns < (MASTERS_MISSING - first)[:, None]
-        second2 = rng.integers(1, 7, (k, MASTERS_MISSING)) >= MASTERS_TARGET
-        restored = first + (second2 & still_missing).sum(axis=1)
-        stats = _combine(stats, k, restored.mean(), restored.var())
-        done += k
-    return stats
+        second = rng.integers(1, 7, (k, MASTERS_MISSING)) >= MASTERS_TARGET
+        return first + (second & still_missing).sum(axis=1)
+
+    return _numpy_chunks(n, seed, restored)
 
 
 def worker_numpy_composite(n, seed):
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    stats = (0, 0.0, 0.0)
-    done = 0
-    columns = np.arange(COMPOSITE_SIZE)
-    while done < n:
-        k = min(NUMPY_CHUNK, n - done)
+    def restored(np, rng, k):
+        columns = np.arange(COMPOSITE_SIZE)
         # Both uses' attacks: a hit (4+) whose defense test (5+) fails removes a warden.
         hits = rng.integers(1, 7, (k, COMPOSITE_ATTACKS)) >= 4
         failed = rng.integers(1, 7, (k, COMPOSITE_ATTACKS)) < 5
@@ -125,11 +121,11 @@ def worker_numpy_composite(n, seed):
         # Rally: one Resolve test (4+) per missing model; none when the unit is gone.
         missing = COMPOSITE_SIZE - COMPOSITE_ALIVE + lost
         dice = rng.integers(1, 7, (k, COMPOSITE_SIZE)) >= 4
-        restored = (dice & (columns < missing[:, None])).sum(axis=1)
-        restored[lost == COMPOSITE_ALIVE] = 0
-        stats = _combine(stats, k, restored.mean(), restored.var())
-        done += k
-    return stats
+        out = (dice & (columns < missing[:, None])).sum(axis=1)
+        out[lost == COMPOSITE_ALIVE] = 0
+        return out
+
+    return _numpy_chunks(n, seed, restored)
 
 
 def worker_python_rally(n, seed):

@@ -480,18 +480,6 @@ pub fn wound(u: &mut UnitState, hp: u32, damage: u32, spill: bool, unsaved: u32)
 mod tests {
     use super::*;
 
-    fn unit(alive: u32) -> UnitState {
-        UnitState {
-            alive,
-            restored: 0,
-            lost: 0,
-            damage_taken: 0,
-            wound: 0,
-            restrictions: 0,
-            token: false,
-        }
-    }
-
     #[test]
     fn wounds_go_to_the_damaged_model_and_spill_only_when_asked() {
         // 2 models of 3 HP, 2 damage per failed test (tests/commands.rs, by hand).
@@ -500,10 +488,10 @@ mod tests {
             (2, (3, 1), (4, 1)),
             (3, (5, 1), (6, 2)),
         ] {
-            let mut u = unit(2);
+            let mut u = UnitState::starting(2);
             wound(&mut u, 3, 2, false, hits);
             assert_eq!((u.damage_taken, u.lost), no_spill, "{hits} hits, no spill");
-            let mut u = unit(2);
+            let mut u = UnitState::starting(2);
             wound(&mut u, 3, 2, true, hits);
             assert_eq!((u.damage_taken, u.lost), spill, "{hits} hits, spill");
         }

@@ -65,15 +65,7 @@ pub fn choice(plan: &Plan, arm: usize, at: &str) -> Result<Vec<Metric>, Refusal>
     let start: State = scenario
         .units
         .iter()
-        .map(|u| UnitState {
-            alive: u.alive(),
-            restored: 0,
-            lost: 0,
-            damage_taken: 0,
-            wound: 0,
-            restrictions: 0,
-            token: false,
-        })
+        .map(|u| UnitState::starting(u.alive()))
         .collect();
     let mut dist: Dist<State> = Dist::new();
     add(&mut dist, start, 1.0);

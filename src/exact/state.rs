@@ -30,6 +30,19 @@ pub struct UnitState {
 }
 
 impl UnitState {
+    /// A unit before anything happened to it: `alive` models, no counters, no restriction.
+    pub fn starting(alive: u32) -> UnitState {
+        UnitState {
+            alive,
+            restored: 0,
+            lost: 0,
+            damage_taken: 0,
+            wound: 0,
+            restrictions: 0,
+            token: false,
+        }
+    }
+
     /// Its models stand where the scenario placed them: none removed, none restored.
     pub fn at_start(&self) -> bool {
         self.restored == 0 && self.lost == 0

@@ -102,17 +102,13 @@ impl Tables for Report {
         &self.param_names
     }
     fn rows(&self) -> Vec<Row<'_>> {
-        self.variants
+        let points = self
+            .variants
             .iter()
-            .flat_map(|v| {
-                v.metrics.iter().map(move |m| Row {
-                    params: &v.params,
-                    choice: &m.choice,
-                    metric: &m.metric,
-                    distribution: Distribution::Sampled(&m.histogram),
-                })
-            })
-            .collect()
+            .map(|v| (&v.params[..], &v.metrics[..]));
+        rows_of(points, |m| {
+            (&m.choice, &m.metric, Distribution::Sampled(&m.histogram))
+        })
     }
     fn compare_table(&self) -> Option<Vec<u8>> {
         compare_csv(self)
@@ -127,18 +123,35 @@ impl Tables for ExactReport {
         &self.param_names
     }
     fn rows(&self) -> Vec<Row<'_>> {
-        self.variants
+        let points = self
+            .variants
             .iter()
-            .flat_map(|v| {
-                v.metrics.iter().map(move |m| Row {
-                    params: &v.params,
-                    choice: &m.choice,
-                    metric: &m.metric,
-                    distribution: Distribution::Exact(&m.pmf),
-                })
-            })
-            .collect()
+            .map(|v| (&v.params[..], &v.metrics[..]));
+        rows_of(points, |m| {
+            (&m.choice, &m.metric, Distribution::Exact(&m.pmf))
+        })
     }
+}
+
+/// The rows of a report: each sweep point's parameters with each of its metrics, `row`
+/// naming a metric's choice, name and distribution.
+fn rows_of<'a, M: 'a>(
+    points: impl Iterator<Item = (&'a [String], &'a [M])>,
+    row: impl Fn(&'a M) -> (&'a str, &'a str, Distribution<'a>),
+) -> Vec<Row<'a>> {
+    points
+        .flat_map(|(params, metrics)| {
+            metrics.iter().map(|m| {
+                let (choice, metric, distribution) = row(m);
+                Row {
+                    params,
+                    choice,
+                    metric,
+                    distribution,
+                }
+            })
+        })
+        .collect()
 }
 
 /// The columns of summary.csv after `metric`, for one distribution (`None` when empty).
