@@ -847,6 +847,16 @@ impl SuccessCount {
         (self.count_for(u) == k).then_some(u)
     }
 
+    /// The words that draw `k`, as an inclusive range, or `None` when no word does.
+    pub(crate) fn words_drawing(&self, k: u32) -> Option<(u64, u64)> {
+        let low = self.word_for(k)?;
+        let high = match self.thresholds.get(k as usize) {
+            Some(&t) => t - 1,
+            None => u64::MAX,
+        };
+        Some((low, high))
+    }
+
     /// `P(X = k)` for `k = 0..=m`, in `f64`; sums to 1 within about `m * 1e-16`.
     pub fn pmf(&self) -> &[f64] {
         &self.pmf

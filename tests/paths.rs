@@ -1,5 +1,5 @@
 //! The engine's shortcuts against playing every trial in full: the outcome tree (trials
-//! remembered as paths of draws, walked eight lanes side by side, or counted by result when
+//! remembered as paths of draws, walked sixteen lanes side by side, or counted by result when
 //! they are one draw) and the rules' precomputed placements must give exactly the histograms
 //! of the plain general path, for every shipped battle scenario and every sweep point.
 

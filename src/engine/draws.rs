@@ -37,6 +37,20 @@ impl Draw<'_> {
         }
     }
 
+    /// The words that draw `k`, as an inclusive range (results grow with the word), or
+    /// `None` when no word does.
+    pub fn words_drawing(&self, k: u32) -> Option<(u64, u64)> {
+        match self {
+            Draw::Count(table) => table.words_drawing(k),
+            Draw::Uniform(n) if k < *n => {
+                // Word w draws floor(w * n / 2^64): k from ceil(k 2^64 / n) on.
+                let first = |k: u32| ((k as u128) << 64).div_ceil(*n as u128);
+                Some((first(k) as u64, (first(k + 1) - 1) as u64))
+            }
+            Draw::Uniform(_) => None,
+        }
+    }
+
     /// Whether some word draws `k`.
     pub fn can_draw(&self, k: u32) -> bool {
         match self {
@@ -102,6 +116,40 @@ mod tests {
         assert_eq!(d.result(u64::MAX), 2);
         assert!(d.can_draw(2) && !d.can_draw(3));
         assert_eq!(d.outcomes(), 3);
+    }
+
+    #[test]
+    fn the_words_drawing_a_result_are_exactly_those() {
+        let table = SuccessCount::new(5, Fraction::new(1, 3));
+        let never = SuccessCount::new(4, Fraction::new(1, 1));
+        for d in [
+            Draw::Uniform(1),
+            Draw::Uniform(3),
+            Draw::Uniform(1000),
+            Draw::Count(&table),
+            Draw::Count(&never),
+        ] {
+            let mut next = 0u64;
+            for k in 0..d.outcomes() as u32 {
+                let Some((low, high)) = d.words_drawing(k) else {
+                    assert!(!d.can_draw(k));
+                    continue;
+                };
+                // The ranges tile the words in order, and each end draws k.
+                assert_eq!(low, next, "{d:?} {k}");
+                assert_eq!((d.result(low), d.result(high)), (k, k), "{d:?} {k}");
+                if high < u64::MAX {
+                    assert_eq!(
+                        d.result(high + 1),
+                        k + 1 + (k + 1..).take_while(|&j| !d.can_draw(j)).count() as u32
+                    );
+                    next = high + 1;
+                } else {
+                    next = 0;
+                }
+            }
+            assert_eq!(next, 0, "{d:?}: the last range ends at the last word");
+        }
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! Random streams: named, portable generators, so results depend on (seed, chunk, trial) and
 //! never on which thread played a chunk or which CPU it ran on.
 //!
-//! Chunk c of a run seeded with s draws from eight xoshiro256++ lanes ([`Lanes::new`]);
-//! trial t of the chunk draws every word it needs from lane t mod 8, in order. Eight lanes
-//! let the engine play eight trials side by side and step all lanes with one SIMD
+//! Chunk c of a run seeded with s draws from sixteen xoshiro256++ lanes ([`Lanes::new`]);
+//! trial t of the chunk draws every word it needs from lane t mod 16, in order. Sixteen lanes
+//! let the engine play sixteen trials side by side and step all lanes with one SIMD
 //! instruction sequence (AVX-512, AVX2, or portable code, chosen at run time; all three give
 //! the same words, see the tests). `ROLLCALL_SIMD=portable|avx2|avx512` forces a kernel (an
 //! unsupported choice falls back to the best one the CPU has).
@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 pub type Stream = Xoshiro256PlusPlus;
 
 /// Lanes per chunk. Part of the reproducibility contract: changing it changes results.
-pub const LANES: usize = 8;
+pub const LANES: usize = 16;
 
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -43,7 +43,7 @@ pub fn trial_stream(word: u64) -> Stream {
     Stream::from_seed(seed)
 }
 
-/// The eight xoshiro256++ lanes of one chunk, state stored lane-wise (`s[i][lane]`) so one
+/// The sixteen xoshiro256++ lanes of one chunk, state stored lane-wise (`s[i][lane]`) so one
 /// vector holds word i of every lane.
 #[derive(Clone, Debug)]
 #[repr(align(64))]
@@ -122,12 +122,18 @@ impl Lanes {
     pub fn lane(&mut self, lane: usize) -> Lane<'_> {
         Lane { lanes: self, lane }
     }
+
+    /// The state, lane-wise (`[i][lane]` is word i of lane `lane`'s state), for code that
+    /// steps the lanes itself.
+    pub(crate) fn words_mut(&mut self) -> &mut [[u64; LANES]; 4] {
+        &mut self.s
+    }
 }
 
 /// One lane taken out of [`Lanes`]: a plain xoshiro256++ whose state stays in registers,
 /// for playing a lane's trials one after another; [`Lanes::restore`] puts it back.
 #[derive(Debug, Clone, Copy)]
-pub struct LaneState([u64; 4]);
+pub struct LaneState(pub(crate) [u64; 4]);
 
 impl rand::TryRng for LaneState {
     type Error = std::convert::Infallible;
@@ -216,7 +222,7 @@ fn step(state: &mut [[u64; LANES]; 4]) -> [u64; LANES] {
     out
 }
 
-/// Any CPU: one lane at a time, its state in registers for the whole block (eight lanes'
+/// Any CPU: one lane at a time, its state in registers for the whole block (sixteen lanes'
 /// state would not fit in the general registers; consecutive lanes are independent work the
 /// CPU overlaps).
 fn fill(s: &mut [[u64; LANES]; 4], out: &mut [[u64; LANES]]) {
@@ -251,7 +257,7 @@ mod x86 {
     }
 
     /// AVX2 has no 64-bit rotate and the compiler does not vectorise the lane-wise step for
-    /// it, so the step is written with intrinsics on two halves of four lanes.
+    /// it, so the step is written with intrinsics on groups of four lanes.
     #[target_feature(enable = "avx2")]
     pub fn fill_avx2(s: &mut [[u64; LANES]; 4], out: &mut [[u64; LANES]]) {
         #[target_feature(enable = "avx2")]
@@ -259,8 +265,8 @@ mod x86 {
         fn rotl<const L: i32, const R: i32>(v: __m256i) -> __m256i {
             _mm256_or_si256(_mm256_slli_epi64::<L>(v), _mm256_srli_epi64::<R>(v))
         }
-        for half in 0..2 {
-            let at = 4 * half;
+        for group in 0..LANES / 4 {
+            let at = 4 * group;
             let load = |w: &[u64; LANES]| {
                 _mm256_set_epi64x(
                     w[at + 3] as i64,
@@ -327,7 +333,10 @@ impl Kernel {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+            Kernel::Avx512 => {
+                std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+            }
         }
     }
 

@@ -9,24 +9,30 @@
 //! word, as [`Plain`](super::draws::Plain) does, so results are identical with or without the
 //! tree; the tree only decides how much work a trial costs.
 //!
-//! Each branch keeps a guide: the child for each value of a word's top byte, when that byte
-//! alone decides the result (almost always), so a step is one load. Because trial t of a
-//! chunk draws from lane t mod 8 ([`Lanes`]), eight trials can walk side by side
-//! ([`Tree::play_lanes`]), their eight lookups overlapping instead of waiting on each other.
+//! Each branch keeps a guide: the child for each value of a word's top ten bits, when those
+//! bits alone decide the result (all but a fraction of a percent of draws), so a step is one
+//! load. Because trial t of a chunk draws from lane t mod 16 ([`Lanes`]), sixteen trials can
+//! walk side by side ([`Tree::play_lanes`]), their lookups overlapping instead of waiting on
+//! each other; with AVX-512 ([`avx512`]) they walk as two vectors of eight.
 //!
 //! Trials that ask for raw words (see [`Draws::words`]) mark their node opaque and are always
 //! played in full. A tree stops growing at its size limits; paths beyond them are played in
 //! full too.
 
 use super::draws::{Draw, Draws, Plain};
-use super::stream::{LaneState, Lanes, LANES};
+#[cfg(target_arch = "x86_64")]
+use super::stream::Kernel;
+use super::stream::{self, LaneState, Lanes, LANES};
 use super::Trial;
 use rand::Rng;
 use std::collections::HashMap;
 
-/// Bounds on a tree (per worker and arm): at most about 6 MB of branches, guides and children,
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+
+/// Bounds on a tree (per worker and arm): at most about 8 MB of branches, guides and children,
 /// plus two copies of each leaf's metric row.
-const MAX_BRANCHES: usize = 1 << 12;
+const MAX_BRANCHES: usize = 1 << 11;
 const MAX_CHILDREN: usize = 1 << 20;
 const MAX_LEAVES: usize = 1 << 16;
 
@@ -40,12 +46,17 @@ const OPAQUE: Entry = u32::MAX - 1;
 /// Never a node: entries at or above it are markers.
 const SLOW: Entry = u32::MAX - 2;
 
-/// A guide entry: a branch index, `GUIDE_LEAF | leaf`, or `GUIDE_SLOW` when the top byte
-/// does not decide the result, its child is not a node yet, or does not fit in 15 bits.
+/// A guide entry: a branch index, `GUIDE_LEAF | leaf`, or `GUIDE_SLOW` when the word's top
+/// bits do not decide the result, its child is not a node yet, or does not fit in 15 bits.
 /// Two bytes, so the guides of a few dozen branches stay in the first-level cache.
 type GuideEntry = u16;
 const GUIDE_LEAF: GuideEntry = 1 << 15;
 const GUIDE_SLOW: GuideEntry = u16::MAX;
+/// A guide is keyed by a word's top `GUIDE_BITS` bits. Ten bits: with eight, about one
+/// composite trial in sixteen met a key that does not decide its draw (measured); twelve
+/// bits cost more in cache misses than they save.
+const GUIDE_BITS: u32 = 10;
+const GUIDE_LEN: usize = 1 << GUIDE_BITS;
 
 #[derive(Debug, Clone, Copy)]
 struct Branch<'t> {
@@ -86,7 +97,8 @@ pub struct Tree<'t> {
     root: Entry,
     branches: Vec<Branch<'t>>,
     children: Vec<Entry>,
-    /// 256 entries per branch, by a word's top byte.
+    /// `GUIDE_LEN` entries per branch, by a word's top bits, then one spare entry so a
+    /// vector gather of 32 bits at the last entry stays inside.
     guides: Vec<GuideEntry>,
     /// Leaf rows, `slots.len()` values each.
     rows: Vec<i64>,
@@ -96,6 +108,8 @@ pub struct Tree<'t> {
     record: Vec<(Draw<'t>, u32)>,
     /// The leaves of a one-draw root, once known; cleared when the tree grows.
     flat: Vec<u32>,
+    /// Trials ended at each leaf, while lanes walk as vectors.
+    tally: Vec<u32>,
 }
 
 impl<'t> Tree<'t> {
@@ -121,6 +135,7 @@ impl<'t> Tree<'t> {
             words: Vec::new(),
             record: Vec::new(),
             flat: Vec::new(),
+            tally: Vec::new(),
         }
     }
 
@@ -201,12 +216,35 @@ impl<'t> Tree<'t> {
         walked
     }
 
-    /// Plays `quota[j]` trials on each lane j of `lanes`, eight side by side, and leaves each
-    /// lane just after its trials' words. Trials that end at a leaf are counted in
-    /// `leaf_counts`; the others are handed to `played` with their metrics. The root must be
-    /// a branch ([`Mode::Branching`] or [`Mode::OneDraw`]).
+    /// Plays `quota[j]` trials on each lane j of `lanes`, side by side, and leaves each lane
+    /// just after its trials' words. Trials that end at a leaf are counted in `leaf_counts`;
+    /// the others are handed to `played` with their metrics. The root must be a branch
+    /// ([`Mode::Branching`] or [`Mode::OneDraw`]). Uses AVX-512 when the lanes' kernel does.
     #[allow(clippy::too_many_arguments)]
     pub fn play_lanes<T: Trial>(
+        &mut self,
+        trial: &'t T,
+        scratch: &mut T::Scratch,
+        lanes: &mut Lanes,
+        quota: [u64; LANES],
+        leaf_counts: &mut LeafCounts,
+        out: &mut [i64],
+        played: impl FnMut(&[i64]),
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if stream::kernel() == Kernel::Avx512 {
+            // SAFETY: the Avx512 kernel is picked only when the CPU has what it needs.
+            unsafe {
+                self.play_lanes_avx512(trial, scratch, lanes, quota, leaf_counts, out, played)
+            };
+            return;
+        }
+        self.play_lanes_scalar(trial, scratch, lanes, quota, leaf_counts, out, played);
+    }
+
+    /// [`play_lanes`](Self::play_lanes) on any CPU: the lanes take turns, one step each.
+    #[allow(clippy::too_many_arguments)]
+    fn play_lanes_scalar<T: Trial>(
         &mut self,
         trial: &'t T,
         scratch: &mut T::Scratch,
@@ -273,7 +311,7 @@ impl<'t> Tree<'t> {
     /// The child of branch `branch` that word `w` draws.
     #[inline]
     fn child(&self, branch: Entry, w: u64) -> Entry {
-        match self.guides[(branch as usize) << 8 | (w >> 56) as usize] {
+        match self.guides[(branch as usize) << GUIDE_BITS | (w >> (64 - GUIDE_BITS)) as usize] {
             GUIDE_SLOW => {
                 let b = &self.branches[branch as usize];
                 self.children[b.first as usize + b.draw.result(w) as usize]
@@ -346,22 +384,23 @@ impl<'t> Tree<'t> {
         Some(e)
     }
 
-    /// Points every top byte of `branch`'s guide that draws `k` at `child`.
+    /// Points every key of `branch`'s guide whose words all draw `k` at `child`.
     fn guide_to(&mut self, branch: Entry, draw: Draw<'t>, k: u32, child: Entry) {
-        const LOW: u64 = (1 << 56) - 1;
+        const SHIFT: u32 = 64 - GUIDE_BITS;
         let index = child & !LEAF;
+        let Some((low, high)) = draw.words_drawing(k) else {
+            return;
+        };
         if index >= GUIDE_SLOW as Entry & !GUIDE_LEAF as Entry {
             return;
         }
         let child = index as GuideEntry | if child & LEAF != 0 { GUIDE_LEAF } else { 0 };
-        let guide = &mut self.guides[(branch as usize) << 8..][..256];
-        for (byte, slot) in guide.iter_mut().enumerate() {
-            let w = (byte as u64) << 56;
-            // Results grow with the word, so a byte whose lowest and highest words agree
-            // draws that result for every word.
-            if draw.result(w) == k && draw.result(w | LOW) == k {
-                *slot = child;
-            }
+        // The keys whose first and last words both fall in low..=high.
+        let first = (low >> SHIFT) + u64::from(low & ((1 << SHIFT) - 1) != 0);
+        let last = (high >> SHIFT) + u64::from(!high & ((1 << SHIFT) - 1) == 0);
+        let guide = &mut self.guides[(branch as usize) << GUIDE_BITS..][..GUIDE_LEN];
+        if first < last {
+            guide[first as usize..last as usize].fill(child);
         }
     }
 
@@ -383,7 +422,9 @@ impl<'t> Tree<'t> {
         let first = self.children.len() as u32;
         self.children
             .resize(self.children.len() + draw.outcomes(), UNSEEN);
-        self.guides.resize(self.guides.len() + 256, GUIDE_SLOW);
+        // The spare entry at the end becomes the new guide's first.
+        self.guides
+            .resize((self.branches.len() + 1) * GUIDE_LEN + 1, GUIDE_SLOW);
         self.branches.push(Branch { draw, first });
         Some(self.branches.len() as Entry - 1)
     }
@@ -404,17 +445,20 @@ impl<'t> Tree<'t> {
     }
 }
 
-/// Trials counted by the leaf they ended at, one counter per leaf and lane: trials on
+/// Trials counted by the leaf they ended at, with several counters per leaf: trials on
 /// different lanes ending at the same leaf then do not wait on each other's increments.
 #[derive(Debug, Default)]
 pub struct LeafCounts(Vec<u64>);
 
+/// Counters per leaf.
+const SPREAD: usize = 8;
+
 impl LeafCounts {
     #[inline]
     pub fn add(&mut self, leaf: u32, lane: usize, n: u64) {
-        let i = leaf as usize * LANES + lane;
+        let i = leaf as usize * SPREAD + lane % SPREAD;
         if i >= self.0.len() {
-            self.0.resize((leaf as usize + 1) * LANES, 0);
+            self.0.resize((leaf as usize + 1) * SPREAD, 0);
         }
         self.0[i] += n;
     }
@@ -422,7 +466,7 @@ impl LeafCounts {
     /// Each leaf with its count, leaving every count at zero.
     pub fn drain(&mut self) -> impl Iterator<Item = (u32, u64)> + '_ {
         self.0
-            .chunks_exact_mut(LANES)
+            .chunks_exact_mut(SPREAD)
             .enumerate()
             .filter_map(|(leaf, lanes)| {
                 let n: u64 = lanes.iter().sum();
@@ -608,31 +652,77 @@ mod tests {
         }
     }
 
+    /// The ways of walking lanes side by side this CPU has.
+    fn walks() -> Vec<&'static str> {
+        let mut walks = vec!["scalar"];
+        #[cfg(target_arch = "x86_64")]
+        if Kernel::Avx512.is_available() {
+            walks.push("avx512");
+        } else {
+            eprintln!("no AVX-512 on this CPU: its walk not compared");
+        }
+        walks
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn play_lanes_by<'t, T: Trial>(
+        walk: &str,
+        tree: &mut Tree<'t>,
+        trial: &'t T,
+        scratch: &mut T::Scratch,
+        lanes: &mut Lanes,
+        quota: [u64; LANES],
+        leaf_counts: &mut LeafCounts,
+        out: &mut [i64],
+        played: impl FnMut(&[i64]),
+    ) {
+        match walk {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: only named when the CPU has it (see `walks`).
+            "avx512" => unsafe {
+                tree.play_lanes_avx512(trial, scratch, lanes, quota, leaf_counts, out, played)
+            },
+            _ => tree.play_lanes_scalar(trial, scratch, lanes, quota, leaf_counts, out, played),
+        }
+    }
+
     #[test]
     fn lanes_side_by_side_draw_what_lanes_one_by_one_draw() {
-        let trial = Shaped::new(Shape::Ladder, true);
-        // Uneven, with an idle lane: lanes that finish early keep stepping with the others.
-        let quota = [5000, 5000, 5000, 4999, 4999, 0, 4999, 2000];
+        for walk in walks() {
+            for shape in [Shape::Ladder, Shape::PartlyRaw, Shape::Wide] {
+                side_by_side_as_one_by_one(walk, shape);
+            }
+        }
+    }
+
+    fn side_by_side_as_one_by_one(walk: &str, shape: Shape) {
+        let trial = Shaped::new(shape, true);
+        // Uneven, with idle lanes: lanes that finish early keep stepping with the others.
+        let quota = [
+            5000, 5000, 5000, 4999, 4999, 0, 4999, 2000, 3000, 5000, 4999, 0, 1, 5000, 4999, 4999,
+        ];
         let mut side_by_side = Tree::new(&trial, 0, true);
         let mut out = [0i64; 2];
         let mut lanes = Lanes::new(4, 2);
-        // One trial first, so the root is known.
-        let Walked::Leaf(leaf) = side_by_side.walk(&trial, &mut (), &mut lanes.lane(0), &mut out)
-        else {
-            panic!("the first trial is remembered")
-        };
         let mut counts = LeafCounts::default();
-        counts.add(leaf, 0, 1);
+        let mut got: HashMap<Vec<i64>, u64> = HashMap::new();
+        // One trial first, so the root is known.
+        match side_by_side.walk(&trial, &mut (), &mut lanes.lane(0), &mut out) {
+            Walked::Leaf(leaf) => counts.add(leaf, 0, 1),
+            Walked::Played => *got.entry(out.to_vec()).or_default() += 1,
+        }
         let mut first = quota;
         first[0] -= 1;
-        side_by_side.play_lanes(
+        play_lanes_by(
+            walk,
+            &mut side_by_side,
             &trial,
             &mut (),
             &mut lanes,
             first,
             &mut counts,
             &mut out,
-            |_| panic!("every trial of this shape ends at a leaf"),
+            |played| *got.entry(played.to_vec()).or_default() += 1,
         );
         let mut one_by_one: HashMap<Vec<i64>, u64> = HashMap::new();
         let mut plain = Lanes::new(4, 2);
@@ -645,12 +735,11 @@ mod tests {
         assert_eq!(
             lanes.next_all(),
             plain.next_all(),
-            "every lane is left just after its own trials"
+            "{walk}: every lane is left just after its own trials"
         );
-        let got: HashMap<Vec<i64>, u64> = counts
-            .drain()
-            .map(|(leaf, n)| (side_by_side.row(leaf).to_vec(), n))
-            .collect();
-        assert_eq!(got, one_by_one);
+        for (leaf, n) in counts.drain() {
+            *got.entry(side_by_side.row(leaf).to_vec()).or_default() += n;
+        }
+        assert_eq!(got, one_by_one, "{walk}");
     }
 }

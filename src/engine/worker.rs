@@ -256,7 +256,7 @@ fn count_guided(table: &SuccessCount, lanes: &mut Lanes, steps: u64, counts: &mu
         return;
     };
     // One row of counts per lane: consecutive increments of one counter would wait on each
-    // other through memory; eight rows let them overlap. Rows of 256 need no bounds checks.
+    // other through memory; one row per lane lets them overlap. Rows of 256 need no bounds checks.
     let mut rows = vec![[0u64; 256]; LANES];
     let mut block = [[0u64; LANES]; 64];
     let mut left = steps;
