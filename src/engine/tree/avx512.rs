@@ -99,7 +99,11 @@ impl<'t> Tree<'t> {
                 let guides = self.guides.as_ptr().cast::<i32>();
                 let mut entry =
                     _mm256_and_si256(_mm256_i32gather_epi32::<2>(guides, index), entry_bits);
-                let slow = _mm256_mask_cmpeq_epi32_mask(group.active, entry, entry_bits);
+                let mut slow = _mm256_mask_cmpeq_epi32_mask(group.active, entry, entry_bits);
+                if slow != 0 {
+                    entry = self.resolve(slow, words, group.at, entry);
+                    slow = _mm256_mask_cmpeq_epi32_mask(group.active, entry, entry_bits);
+                }
                 if slow != 0 {
                     (group, entry) = self.leave_vectors(
                         trial,
@@ -114,13 +118,16 @@ impl<'t> Tree<'t> {
                         &mut played,
                     );
                 }
-                let leaf = _mm256_mask_test_epi32_mask(group.active, entry, leaf_bit);
-                let walk_on = group.active & !leaf;
+                // Back to the root at a leaf, and on idle lanes at `GUIDE_SLOW` (which has the
+                // leaf bit): the next gather stays inside the guides. Which lanes are active
+                // stays off this path from one gather to the next, which it would lengthen.
+                let stop = _mm256_test_epi32_mask(entry, leaf_bit);
                 group.at = _mm256_mask_blend_epi32(
-                    walk_on,
-                    root_at,
+                    stop,
                     _mm256_slli_epi32::<{ GUIDE_BITS as i32 }>(entry),
+                    root_at,
                 );
+                let leaf = stop & group.active;
                 let ended = _mm256_maskz_compress_epi32(leaf, _mm256_andnot_si256(leaf_bit, entry));
                 _mm256_storeu_si256(leaves.as_mut_ptr().add(buffered).cast(), ended);
                 buffered += leaf.count_ones() as usize;
@@ -163,8 +170,42 @@ impl<'t> Tree<'t> {
         }
     }
 
-    /// Moves the lanes of `slow` one step on outside the vectors: through the branch's table
-    /// when the guide could not say, or by playing the trial in full. Returns the group and
+    /// The entries of the lanes of `slow` through their branch's table, where the guide
+    /// could not say: the common reason a lane leaves the vectors, so it touches nothing
+    /// else. Lanes whose child is not a node that fits a guide entry stay `GUIDE_SLOW`.
+    #[cold]
+    #[inline(never)]
+    #[target_feature(enable = "avx512f,avx512vl,avx2")]
+    unsafe fn resolve(
+        &self,
+        slow: __mmask8,
+        words: __m512i,
+        at: __m256i,
+        entry: __m256i,
+    ) -> __m256i {
+        let mut w = [0u64; WIDTH];
+        let mut branch = [0u32; WIDTH];
+        let mut entries = [0u32; WIDTH];
+        _mm512_storeu_si512(w.as_mut_ptr().cast(), words);
+        _mm256_storeu_si256(branch.as_mut_ptr().cast(), at);
+        _mm256_storeu_si256(entries.as_mut_ptr().cast(), entry);
+        for l in (0..WIDTH).filter(|l| slow & (1 << l) != 0) {
+            let e = self.child(branch[l] >> GUIDE_BITS, w[l]);
+            let leaf = e & !LEAF;
+            entries[l] = if e < LEAF {
+                e
+            } else if e < SLOW && leaf < Entry::from(GUIDE_SLOW & !GUIDE_LEAF) {
+                Entry::from(GUIDE_LEAF) | leaf
+            } else {
+                Entry::from(GUIDE_SLOW)
+            };
+        }
+        _mm256_loadu_si256(entries.as_ptr().cast())
+    }
+
+    /// Moves the lanes of `slow` one step on outside the vectors, for results not seen yet,
+    /// raw draws, and leaves that do not fit a guide entry: by playing the trial in full,
+    /// or counting the leaf here. Returns the group and
     /// the entries the vector code goes on with; a lane whose trial was finished here gets
     /// the root, so the vector code neither counts it nor moves its start.
     #[allow(clippy::too_many_arguments)]
