@@ -255,21 +255,26 @@ fn count_guided(table: &SuccessCount, lanes: &mut Lanes, steps: u64, counts: &mu
     let Some(guide) = table.guide() else {
         return;
     };
-    // One row of counts per lane: consecutive increments of one counter would wait on each
-    // other through memory; one row per lane lets them overlap. Rows of 256 need no bounds checks.
-    let mut rows = vec![[0u64; 256]; LANES];
-    let mut block = [[0u64; LANES]; 64];
+    // Eight rows of counts, one per lane of each half: consecutive increments of one counter
+    // would wait on each other through memory; eight rows let them overlap. One row per lane
+    // (sixteen) measured 25% slower: with the words, they no longer fit the first-level
+    // cache. Rows of 256 need no bounds checks.
+    const ROWS: usize = 8;
+    let mut rows = vec![[0u64; 256]; ROWS];
+    let mut block = [[0u64; LANES]; 32];
     let mut left = steps;
     while left > 0 {
         let n = (left as usize).min(block.len());
         lanes.fill(&mut block[..n]);
         for words in &block[..n] {
-            for (row, &w) in rows.iter_mut().zip(words) {
-                let k = match guide[(w >> 56) as usize] {
-                    AMBIGUOUS => table.scan(w) as u8,
-                    k => k,
-                };
-                row[k as usize] += 1;
+            for some in words.chunks_exact(ROWS) {
+                for (row, &w) in rows.iter_mut().zip(some) {
+                    let k = match guide[(w >> 56) as usize] {
+                        AMBIGUOUS => table.scan(w) as u8,
+                        k => k,
+                    };
+                    row[k as usize] += 1;
+                }
             }
         }
         left -= n as u64;
