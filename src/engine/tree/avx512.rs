@@ -15,7 +15,9 @@ use std::arch::x86_64::*;
 
 /// Lanes per vector.
 const WIDTH: usize = 8;
-const GROUPS: usize = LANES / WIDTH;
+/// Vectors of lanes: two, written out in [`Tree::play_lanes_avx512`].
+const GROUPS: usize = 2;
+const _: () = assert!(GROUPS * WIDTH == LANES);
 
 /// Leaves buffered before they are counted: a few kilobytes, so they stay in cache.
 const BUFFERED: usize = 1024;
@@ -65,7 +67,7 @@ impl<'t> Tree<'t> {
         debug_assert!(self.root < LEAF, "trials side by side start with a draw");
         let root_at = _mm256_set1_epi32((self.root << GUIDE_BITS) as i32);
         let state = *lanes.words_mut();
-        let mut groups: [Group; GROUPS] = std::array::from_fn(|g| {
+        let groups: [Group; GROUPS] = std::array::from_fn(|g| {
             let lanes = g * WIDTH..(g + 1) * WIDTH;
             let s = state.map(|word| _mm512_loadu_si512(word[lanes.clone()].as_ptr().cast()));
             let quota: [u32; WIDTH] =
@@ -85,31 +87,27 @@ impl<'t> Tree<'t> {
         let entry_bits = _mm256_set1_epi32(0xFFFF);
         let leaf_bit = _mm256_set1_epi32(GUIDE_LEAF as i32);
         let one = _mm256_set1_epi32(1);
-        while groups.iter().any(|g| g.active != 0) {
-            // Indexed and copied, so the groups stay in registers: no pointer to them
-            // escapes (iterating with `iter_mut` measured 10% slower).
-            #[allow(clippy::needless_range_loop)]
-            for g in 0..GROUPS {
-                let mut group = groups[g];
-                let words = next(&mut group.s);
+        // One step of one group. A macro, not a function: the two groups are written out
+        // one after the other so they stay in registers and their gathers overlap (a loop
+        // over the groups, or a function the compiler did not inline, kept them in memory:
+        // twice as slow, measured).
+        macro_rules! step {
+            ($group:ident, $g:expr) => {{
+                let words = next(&mut $group.s);
                 let key = _mm512_cvtepi64_epi32(_mm512_srli_epi64::<{ 64 - GUIDE_BITS }>(words));
-                let index = _mm256_or_si256(group.at, key);
-                // 32 bits at each 16-bit entry (the spare entry keeps the last one inside),
-                // the upper half dropped.
-                let guides = self.guides.as_ptr().cast::<i32>();
-                let mut entry =
-                    _mm256_and_si256(_mm256_i32gather_epi32::<2>(guides, index), entry_bits);
-                let mut slow = _mm256_mask_cmpeq_epi32_mask(group.active, entry, entry_bits);
+                let index = _mm256_or_si256($group.at, key);
+                let mut entry = self.entries(index);
+                let mut slow = _mm256_mask_cmpeq_epi32_mask($group.active, entry, entry_bits);
                 if slow != 0 {
-                    entry = self.resolve(slow, words, group.at, entry);
-                    slow = _mm256_mask_cmpeq_epi32_mask(group.active, entry, entry_bits);
+                    entry = self.resolve(slow, words, $group.at, entry);
+                    slow = _mm256_mask_cmpeq_epi32_mask($group.active, entry, entry_bits);
                 }
                 if slow != 0 {
-                    (group, entry) = self.leave_vectors(
+                    ($group, entry) = self.leave_vectors(
                         trial,
                         scratch,
-                        group,
-                        g,
+                        $group,
+                        $g,
                         slow,
                         words,
                         entry,
@@ -122,22 +120,26 @@ impl<'t> Tree<'t> {
                 // leaf bit): the next gather stays inside the guides. Which lanes are active
                 // stays off this path from one gather to the next, which it would lengthen.
                 let stop = _mm256_test_epi32_mask(entry, leaf_bit);
-                group.at = _mm256_mask_blend_epi32(
+                $group.at = _mm256_mask_blend_epi32(
                     stop,
                     _mm256_slli_epi32::<{ GUIDE_BITS as i32 }>(entry),
                     root_at,
                 );
-                let leaf = stop & group.active;
+                let leaf = stop & $group.active;
                 let ended = _mm256_maskz_compress_epi32(leaf, _mm256_andnot_si256(leaf_bit, entry));
                 _mm256_storeu_si256(leaves.as_mut_ptr().add(buffered).cast(), ended);
                 buffered += leaf.count_ones() as usize;
-                for (start, &s) in group.start.iter_mut().zip(&group.s) {
+                for (start, &s) in $group.start.iter_mut().zip(&$group.s) {
                     *start = _mm512_mask_blend_epi64(leaf, *start, s);
                 }
-                group.done = _mm256_mask_add_epi32(group.done, leaf, group.done, one);
-                group.active = _mm256_cmplt_epu32_mask(group.done, group.quota);
-                groups[g] = group;
-            }
+                $group.done = _mm256_mask_add_epi32($group.done, leaf, $group.done, one);
+                $group.active = _mm256_cmplt_epu32_mask($group.done, $group.quota);
+            }};
+        }
+        let [mut first, mut second] = groups;
+        while first.active | second.active != 0 {
+            step!(first, 0);
+            step!(second, 1);
             if buffered > BUFFERED - GROUPS * WIDTH {
                 self.tally(&leaves[..buffered]);
                 buffered = 0;
@@ -151,11 +153,24 @@ impl<'t> Tree<'t> {
         }
         // Every lane stands where its last trial ended.
         let state = lanes.words_mut();
-        for (g, group) in groups.iter().enumerate() {
+        for (g, group) in [first, second].iter().enumerate() {
             for (word, start) in state.iter_mut().zip(group.start) {
                 _mm512_storeu_si512(word[g * WIDTH..].as_mut_ptr().cast(), start);
             }
         }
+    }
+
+    /// The guide entries at `index` (`branch << GUIDE_BITS | key`, one per lane): 32 bits
+    /// at each 16-bit entry (the spare entry keeps the last one inside), the upper half
+    /// dropped.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx2")]
+    unsafe fn entries(&self, index: __m256i) -> __m256i {
+        let guides = self.guides.as_ptr().cast::<i32>();
+        _mm256_and_si256(
+            _mm256_i32gather_epi32::<2>(guides, index),
+            _mm256_set1_epi32(0xFFFF),
+        )
     }
 
     /// Counts one trial at each of `leaves`, in 32-bit counters packed together (a call
