@@ -9,8 +9,8 @@
 //! word, as [`Plain`](super::draws::Plain) does, so results are identical with or without the
 //! tree; the tree only decides how much work a trial costs.
 //!
-//! Each branch keeps a guide: the child for each value of a word's top ten bits, when those
-//! bits alone decide the result (all but a fraction of a percent of draws), so a step is one
+//! Each branch keeps a guide: the child for each value of a word's top eleven bits, when
+//! those bits alone decide the result (all but a fraction of a percent of draws), so a step is one
 //! load. Because trial t of a chunk draws from lane t mod 16 ([`Lanes`]), sixteen trials can
 //! walk side by side ([`Tree::play_lanes`]), their lookups overlapping instead of waiting on
 //! each other; with AVX-512 ([`avx512`]) they walk as two vectors of eight.
@@ -32,7 +32,7 @@ mod avx512;
 
 /// Bounds on a tree (per worker and arm): at most about 8 MB of branches, guides and children,
 /// plus two copies of each leaf's metric row.
-const MAX_BRANCHES: usize = 1 << 11;
+const MAX_BRANCHES: usize = 1 << 10;
 const MAX_CHILDREN: usize = 1 << 20;
 const MAX_LEAVES: usize = 1 << 16;
 
@@ -52,10 +52,12 @@ const SLOW: Entry = u32::MAX - 2;
 type GuideEntry = u16;
 const GUIDE_LEAF: GuideEntry = 1 << 15;
 const GUIDE_SLOW: GuideEntry = u16::MAX;
-/// A guide is keyed by a word's top `GUIDE_BITS` bits. Ten bits: with eight, about one
-/// composite trial in sixteen met a key that does not decide its draw (measured); twelve
-/// bits cost more in cache misses than they save.
-const GUIDE_BITS: u32 = 10;
+/// A guide is keyed by a word's top `GUIDE_BITS` bits. Eleven, measured on the composite
+/// scenario (configs/shoot-then-rally.toml): with eight bits about one trial in sixteen met a
+/// key that does not decide its draw, and it ran 35% slower than with ten; eleven is 4%
+/// faster than ten; twelve is no faster than eleven (the guides outgrow the first-level
+/// cache).
+const GUIDE_BITS: u32 = 11;
 const GUIDE_LEN: usize = 1 << GUIDE_BITS;
 
 #[derive(Debug, Clone, Copy)]
