@@ -2,7 +2,7 @@
 //!
 //! `xoshiro_words` is the baseline every other figure should be read against: one scalar
 //! xoshiro256++ stream alone, measured in the same run on the same machine. `lanes_*` are the
-//! engine's eight lanes stepped together by each SIMD kernel this CPU has.
+//! engine's sixteen lanes stepped together by each SIMD kernel this CPU has.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rand::Rng;
