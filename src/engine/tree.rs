@@ -219,42 +219,36 @@ impl<'t> Tree<'t> {
     }
 
     /// Plays `quota[j]` trials on each lane j of `lanes`, side by side, and leaves each lane
-    /// just after its trials' words. Trials that end at a leaf are counted in `leaf_counts`;
-    /// the others are handed to `played` with their metrics. The root must be a branch
-    /// ([`Mode::Branching`] or [`Mode::OneDraw`]). Uses AVX-512 when the lanes' kernel does.
-    #[allow(clippy::too_many_arguments)]
+    /// just after its trials' words; where the trials ended goes to `ended`, `out` is scratch
+    /// for trials played in full. The root must be a branch ([`Mode::Branching`] or
+    /// [`Mode::OneDraw`]). Uses AVX-512 when the lanes' kernel does.
     pub fn play_lanes<T: Trial>(
         &mut self,
         trial: &'t T,
         scratch: &mut T::Scratch,
         lanes: &mut Lanes,
         quota: [u64; LANES],
-        leaf_counts: &mut LeafCounts,
         out: &mut [i64],
-        played: impl FnMut(&[i64]),
+        ended: &mut Ended,
     ) {
         #[cfg(target_arch = "x86_64")]
         if stream::kernel() == Kernel::Avx512 {
             // SAFETY: the Avx512 kernel is picked only when the CPU has what it needs.
-            unsafe {
-                self.play_lanes_avx512(trial, scratch, lanes, quota, leaf_counts, out, played)
-            };
+            unsafe { self.play_lanes_avx512(trial, scratch, lanes, quota, out, ended) };
             return;
         }
-        self.play_lanes_scalar(trial, scratch, lanes, quota, leaf_counts, out, played);
+        self.play_lanes_scalar(trial, scratch, lanes, quota, out, ended);
     }
 
     /// [`play_lanes`](Self::play_lanes) on any CPU: the lanes take turns, one step each.
-    #[allow(clippy::too_many_arguments)]
     fn play_lanes_scalar<T: Trial>(
         &mut self,
         trial: &'t T,
         scratch: &mut T::Scratch,
         lanes: &mut Lanes,
         quota: [u64; LANES],
-        leaf_counts: &mut LeafCounts,
         out: &mut [i64],
-        mut played: impl FnMut(&[i64]),
+        ended: &mut Ended,
     ) {
         let root = self.root;
         debug_assert!(root < LEAF, "trials side by side start with a draw");
@@ -292,8 +286,8 @@ impl<'t> Tree<'t> {
                     walked
                 };
                 match walked {
-                    Walked::Leaf(leaf) => leaf_counts.add(leaf, j, 1),
-                    Walked::Played => played(out),
+                    Walked::Leaf(leaf) => ended.leaves.add(leaf, j, 1),
+                    Walked::Played => ended.played.extend_from_slice(out),
                 }
                 left[j] -= 1;
                 at[j] = root;
@@ -445,6 +439,15 @@ impl<'t> Tree<'t> {
         self.row_leaf.insert(row, leaf);
         Some(leaf)
     }
+}
+
+/// Where trials walked side by side ended.
+#[derive(Debug, Default)]
+pub struct Ended {
+    /// Trials that ended at a leaf, counted by leaf.
+    pub leaves: LeafCounts,
+    /// The metric rows of trials played in full, one after another.
+    pub played: Vec<i64>,
 }
 
 /// Trials counted by the leaf they ended at, with several counters per leaf: trials on
@@ -666,25 +669,23 @@ mod tests {
         walks
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn play_lanes_by<'t, T: Trial>(
         walk: &str,
         tree: &mut Tree<'t>,
         trial: &'t T,
-        scratch: &mut T::Scratch,
         lanes: &mut Lanes,
         quota: [u64; LANES],
-        leaf_counts: &mut LeafCounts,
         out: &mut [i64],
-        played: impl FnMut(&[i64]),
-    ) {
+        ended: &mut Ended,
+    ) where
+        T::Scratch: Default,
+    {
+        let scratch = &mut T::Scratch::default();
         match walk {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: only named when the CPU has it (see `walks`).
-            "avx512" => unsafe {
-                tree.play_lanes_avx512(trial, scratch, lanes, quota, leaf_counts, out, played)
-            },
-            _ => tree.play_lanes_scalar(trial, scratch, lanes, quota, leaf_counts, out, played),
+            "avx512" => unsafe { tree.play_lanes_avx512(trial, scratch, lanes, quota, out, ended) },
+            _ => tree.play_lanes_scalar(trial, scratch, lanes, quota, out, ended),
         }
     }
 
@@ -706,12 +707,11 @@ mod tests {
         let mut side_by_side = Tree::new(&trial, 0, true);
         let mut out = [0i64; 2];
         let mut lanes = Lanes::new(4, 2);
-        let mut counts = LeafCounts::default();
-        let mut got: HashMap<Vec<i64>, u64> = HashMap::new();
+        let mut ended = Ended::default();
         // One trial first, so the root is known.
         match side_by_side.walk(&trial, &mut (), &mut lanes.lane(0), &mut out) {
-            Walked::Leaf(leaf) => counts.add(leaf, 0, 1),
-            Walked::Played => *got.entry(out.to_vec()).or_default() += 1,
+            Walked::Leaf(leaf) => ended.leaves.add(leaf, 0, 1),
+            Walked::Played => ended.played.extend_from_slice(&out),
         }
         let mut first = quota;
         first[0] -= 1;
@@ -719,12 +719,10 @@ mod tests {
             walk,
             &mut side_by_side,
             &trial,
-            &mut (),
             &mut lanes,
             first,
-            &mut counts,
             &mut out,
-            |played| *got.entry(played.to_vec()).or_default() += 1,
+            &mut ended,
         );
         let mut one_by_one: HashMap<Vec<i64>, u64> = HashMap::new();
         let mut plain = Lanes::new(4, 2);
@@ -739,7 +737,11 @@ mod tests {
             plain.next_all(),
             "{walk}: every lane is left just after its own trials"
         );
-        for (leaf, n) in counts.drain() {
+        let mut got: HashMap<Vec<i64>, u64> = HashMap::new();
+        for row in ended.played.chunks_exact(out.len()) {
+            *got.entry(row.to_vec()).or_default() += 1;
+        }
+        for (leaf, n) in ended.leaves.drain() {
             *got.entry(side_by_side.row(leaf).to_vec()).or_default() += n;
         }
         assert_eq!(got, one_by_one, "{walk}");

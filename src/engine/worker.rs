@@ -2,7 +2,7 @@
 //! chunk's lanes, into integer histograms.
 
 use super::stream::{self, LaneState, Lanes, LANES};
-use super::tree::{LeafCounts, Mode, Tree, Walked};
+use super::tree::{Ended, Mode, Tree, Walked};
 use super::{chunk_len, Draw, Gathered, RunSpec, Trial};
 use crate::dice::{SuccessCount, AMBIGUOUS};
 use crate::stats::Histogram;
@@ -28,10 +28,9 @@ pub(crate) struct Worker<'t, T: Trial> {
     differences: Vec<i64>,
     /// Trials in `columns`.
     filled: usize,
-    /// Single-arm trials ended at each leaf of the tree, this chunk.
-    leaf_counts: LeafCounts,
-    /// Metrics of trials played in full while others walked side by side.
-    played: Vec<i64>,
+    /// Where single-arm trials ended, this chunk: leaves counted, rows of trials played in
+    /// full while others walked side by side.
+    ended: Ended,
 }
 
 impl<'t, T: Trial> Worker<'t, T> {
@@ -46,8 +45,7 @@ impl<'t, T: Trial> Worker<'t, T> {
             columns: vec![0; m * BATCH],
             differences: vec![0; BATCH],
             filled: 0,
-            leaf_counts: LeafCounts::default(),
-            played: Vec::new(),
+            ended: Ended::default(),
         }
     }
 
@@ -108,7 +106,7 @@ impl<'t, T: Trial> Worker<'t, T> {
                     continue;
                 }
                 Mode::Constant(leaf) => {
-                    self.leaf_counts.add(leaf, 0, n - t);
+                    self.ended.leaves.add(leaf, 0, n - t);
                     break;
                 }
                 Mode::OneDraw { draw, leaves } => {
@@ -116,7 +114,7 @@ impl<'t, T: Trial> Worker<'t, T> {
                     let counts = count_results(draw, lanes, quota);
                     for (&leaf, &c) in leaves.iter().zip(&counts) {
                         if c > 0 {
-                            self.leaf_counts.add(leaf, 0, c);
+                            self.ended.leaves.add(leaf, 0, c);
                         }
                     }
                     break;
@@ -126,19 +124,17 @@ impl<'t, T: Trial> Worker<'t, T> {
                         scratch,
                         trees,
                         out,
-                        leaf_counts,
-                        played,
+                        ended,
                         ..
                     } = self;
-                    played.clear();
-                    trees[0].play_lanes(trial, scratch, lanes, quota, leaf_counts, out, |o| {
-                        played.extend_from_slice(o)
-                    });
-                    for i in 0..self.played.len() / self.out.len() {
-                        let m = self.out.len();
-                        self.out.copy_from_slice(&self.played[i * m..(i + 1) * m]);
+                    ended.played.clear();
+                    trees[0].play_lanes(trial, scratch, lanes, quota, out, ended);
+                    let played = std::mem::take(&mut self.ended.played);
+                    for row in played.chunks_exact(self.out.len().max(1)) {
+                        self.out.copy_from_slice(row);
                         self.push_out(trial, acc);
                     }
+                    self.ended.played = played;
                 }
                 Mode::Played => {
                     // Lane by lane, each lane's trials in order: its state stays in registers.
@@ -154,7 +150,7 @@ impl<'t, T: Trial> Worker<'t, T> {
             t = end;
         }
         let tree = &self.trees[0];
-        for (leaf, count) in self.leaf_counts.drain() {
+        for (leaf, count) in self.ended.leaves.drain() {
             for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
                 self.out[slot] = v;
             }
@@ -170,7 +166,7 @@ impl<'t, T: Trial> Worker<'t, T> {
     /// One trial of a single-arm chunk, on its own, drawing from lane `lane`.
     fn walk_one(&mut self, trial: &'t T, rng: &mut LaneState, lane: usize, acc: &mut Gathered) {
         match self.trees[0].walk(trial, &mut self.scratch, rng, &mut self.out) {
-            Walked::Leaf(leaf) => self.leaf_counts.add(leaf, lane, 1),
+            Walked::Leaf(leaf) => self.ended.leaves.add(leaf, lane, 1),
             Walked::Played => self.push_out(trial, acc),
         }
     }

@@ -52,7 +52,6 @@ struct Spilled {
 impl<'t> Tree<'t> {
     /// # Safety
     /// The CPU must have AVX-512 F and VL ([`Kernel::Avx512`] checks both).
-    #[allow(clippy::too_many_arguments)]
     #[target_feature(enable = "avx512f,avx512vl,avx2,popcnt")]
     pub(super) unsafe fn play_lanes_avx512<T: Trial>(
         &mut self,
@@ -60,9 +59,8 @@ impl<'t> Tree<'t> {
         scratch: &mut T::Scratch,
         lanes: &mut Lanes,
         quota: [u64; LANES],
-        leaf_counts: &mut LeafCounts,
         out: &mut [i64],
-        mut played: impl FnMut(&[i64]),
+        ended: &mut Ended,
     ) {
         debug_assert!(self.root < LEAF, "trials side by side start with a draw");
         let root_at = _mm256_set1_epi32((self.root << GUIDE_BITS) as i32);
@@ -103,18 +101,8 @@ impl<'t> Tree<'t> {
                     slow = _mm256_mask_cmpeq_epi32_mask($group.active, entry, entry_bits);
                 }
                 if slow != 0 {
-                    ($group, entry) = self.leave_vectors(
-                        trial,
-                        scratch,
-                        $group,
-                        $g,
-                        slow,
-                        words,
-                        entry,
-                        leaf_counts,
-                        out,
-                        &mut played,
-                    );
+                    ($group, entry) = self
+                        .leave_vectors(trial, scratch, $group, $g, slow, words, entry, out, ended);
                 }
                 // Back to the root at a leaf, and on idle lanes at `GUIDE_SLOW` (which has the
                 // leaf bit): the next gather stays inside the guides. Which lanes are active
@@ -149,7 +137,9 @@ impl<'t> Tree<'t> {
         let leaves = self.leaves().min(self.tally.len());
         for (leaf, n) in self.tally[..leaves].iter_mut().enumerate() {
             if *n > 0 {
-                leaf_counts.add(leaf as u32, 0, u64::from(std::mem::take(n)));
+                ended
+                    .leaves
+                    .add(leaf as u32, 0, u64::from(std::mem::take(n)));
             }
         }
         // Every lane stands where its last trial ended.
@@ -240,9 +230,8 @@ impl<'t> Tree<'t> {
         slow: __mmask8,
         words: __m512i,
         entry: __m256i,
-        leaf_counts: &mut LeafCounts,
         out: &mut [i64],
-        played: &mut impl FnMut(&[i64]),
+        ended: &mut Ended,
     ) -> (Group, __m256i) {
         let mut m = Spilled {
             s: [[0; WIDTH]; 4],
@@ -269,12 +258,12 @@ impl<'t> Tree<'t> {
             }
             if e < SLOW {
                 // A leaf whose index does not fit in a guide entry.
-                leaf_counts.add(e & !LEAF, lane, 1);
+                ended.leaves.add(e & !LEAF, lane, 1);
             } else {
                 let mut rng = LaneState(std::array::from_fn(|i| m.start[i][l]));
                 match self.discover(trial, scratch, &mut rng, out, &[]) {
-                    Walked::Leaf(leaf) => leaf_counts.add(leaf, lane, 1),
-                    Walked::Played => played(out),
+                    Walked::Leaf(leaf) => ended.leaves.add(leaf, lane, 1),
+                    Walked::Played => ended.played.extend_from_slice(out),
                 }
                 for (s, v) in m.s.iter_mut().zip(rng.0) {
                     s[l] = v;
