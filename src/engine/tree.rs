@@ -10,10 +10,10 @@
 //! tree; the tree only decides how much work a trial costs.
 //!
 //! Each branch keeps a guide: the child for each value of a word's top eleven bits, when
-//! those bits alone decide the result (all but a fraction of a percent of draws), so a step is one
-//! load. Because trial t of a chunk draws from lane t mod 16 ([`Lanes`]), sixteen trials can
-//! walk side by side ([`Tree::play_lanes`]), their lookups overlapping instead of waiting on
-//! each other; with AVX-512 ([`avx512`]) they walk as two vectors of eight.
+//! those bits alone decide the result (all but a fraction of a percent of draws), so a step
+//! is one load. Because trial t of a chunk draws from lane t mod 16 ([`Lanes`]), sixteen
+//! trials can walk side by side ([`Tree::play_lanes`]), their lookups overlapping instead of
+//! waiting on each other; with AVX-512 ([`avx512`]) they walk as two vectors of eight.
 //!
 //! Trials that ask for raw words (see [`Draws::words`]) mark their node opaque and are always
 //! played in full. A tree stops growing at its size limits; paths beyond them are played in
@@ -737,6 +737,13 @@ mod tests {
             plain.next_all(),
             "{walk}: every lane is left just after its own trials"
         );
+        if matches!(shape, Shape::Ladder) {
+            // Its paths all fit the tree: once known, no trial is played in full.
+            assert!(
+                ended.played.is_empty(),
+                "{walk}: ladder trials played in full"
+            );
+        }
         let mut got: HashMap<Vec<i64>, u64> = HashMap::new();
         for row in ended.played.chunks_exact(out.len()) {
             *got.entry(row.to_vec()).or_default() += 1;
