@@ -135,6 +135,25 @@ impl Lanes {
 #[derive(Debug, Clone, Copy)]
 pub struct LaneState(pub(crate) [u64; 4]);
 
+impl LaneState {
+    /// Steps the generator back one word: the state from which the next word drawn is the
+    /// one last drawn. Lets a walk replay a trial from its current state and its depth
+    /// instead of keeping every trial's start.
+    pub(crate) fn back(&mut self) {
+        // xoshiro256's step is invertible: undo its lines in reverse order. s1 comes out of
+        // `s1 ^ (s1 << 17) = x`, which the shifts below solve.
+        let [s0, s1, s2, s3] = self.0;
+        let s3 = s3.rotate_right(45);
+        let s0 = s0 ^ s3;
+        let x = s1 ^ s2;
+        let s1 = x ^ (x << 17) ^ (x << 34) ^ (x << 51);
+        let s2 = s2 ^ (s1 << 17);
+        let s3 = s3 ^ s1;
+        let s2 = s2 ^ s0;
+        self.0 = [s0, s1, s2, s3];
+    }
+}
+
 impl rand::TryRng for LaneState {
     type Error = std::convert::Infallible;
 
@@ -414,6 +433,22 @@ mod tests {
             Lanes::new(1, 0).next_all()[0]
         );
         assert_eq!(trial_stream(5).next_u64(), trial_stream(5).next_u64());
+    }
+
+    #[test]
+    fn stepping_back_undoes_a_step() {
+        let mut lane = LaneState(Lanes::new(3, 8).state(5).0);
+        let states: Vec<LaneState> = (0..1000)
+            .map(|_| {
+                let before = lane;
+                lane.next_u64();
+                before
+            })
+            .collect();
+        for before in states.iter().rev() {
+            lane.back();
+            assert_eq!(lane.0, before.0);
+        }
     }
 
     #[test]

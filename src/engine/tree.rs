@@ -52,6 +52,9 @@ const SLOW: Entry = u32::MAX - 2;
 type GuideEntry = u16;
 const GUIDE_LEAF: GuideEntry = 1 << 15;
 const GUIDE_SLOW: GuideEntry = u16::MAX;
+/// A leaf no trial ends at: what a walk in rounds counts for a lane whose trial it played
+/// outside the vectors ([`avx512`]). Leaves from here on are not put in guides.
+const GUIDE_JUNK: GuideEntry = GUIDE_SLOW - 1;
 /// A guide is keyed by a word's top `GUIDE_BITS` bits. Eleven, measured on the composite
 /// scenario (configs/shoot-then-rally.toml): with eight bits about one trial in sixteen met a
 /// key that does not decide its draw, and it ran 35% slower than with ten; eleven is 4%
@@ -60,11 +63,16 @@ const GUIDE_SLOW: GuideEntry = u16::MAX;
 const GUIDE_BITS: u32 = 11;
 const GUIDE_LEN: usize = 1 << GUIDE_BITS;
 
+/// Trials that walk in rounds are used once paths of one depth have this chance.
+const ROUNDS_MASS: f64 = 0.75;
+
 #[derive(Debug, Clone, Copy)]
 struct Branch<'t> {
     draw: Draw<'t>,
     /// The child of result k is `children[first + k]`.
     first: u32,
+    /// Draws made before this one on the way here.
+    depth: u32,
 }
 
 /// How a trial went.
@@ -112,6 +120,9 @@ pub struct Tree<'t> {
     flat: Vec<u32>,
     /// Trials ended at each leaf, while lanes walk as vectors.
     tally: Vec<u32>,
+    /// The chance of the paths seen that end after each number of draws: where trials
+    /// mostly end, lanes can walk in rounds of that many steps.
+    depth_mass: Vec<f64>,
 }
 
 impl<'t> Tree<'t> {
@@ -138,6 +149,7 @@ impl<'t> Tree<'t> {
             record: Vec::new(),
             flat: Vec::new(),
             tally: Vec::new(),
+            depth_mass: Vec::new(),
         }
     }
 
@@ -165,7 +177,7 @@ impl<'t> Tree<'t> {
             OPAQUE => Mode::Played,
             e if e & LEAF != 0 => Mode::Constant(e & !LEAF),
             e => {
-                let Branch { draw, first } = self.branches[e as usize];
+                let Branch { draw, first, .. } = self.branches[e as usize];
                 if self.flat.is_empty() {
                     for k in 0..draw.outcomes() {
                         let child = self.children[first as usize + k];
@@ -304,6 +316,17 @@ impl<'t> Tree<'t> {
         }
     }
 
+    /// The number of draws after which trials end, when nearly all of them do so after the
+    /// same number (at least two): then lanes can walk in rounds (`play_rounds`, with AVX-512).
+    pub(super) fn common_depth(&self) -> Option<u32> {
+        let (depth, &mass) = self
+            .depth_mass
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))?;
+        (depth >= 2 && mass >= ROUNDS_MASS).then_some(depth as u32)
+    }
+
     /// The child of branch `branch` that word `w` draws.
     #[inline]
     fn child(&self, branch: Entry, w: u64) -> Entry {
@@ -358,20 +381,31 @@ impl<'t> Tree<'t> {
             self.root = self.node_at(0, ended)?;
         }
         let mut e = self.root;
+        let mut chance = 1.0;
         for i in 0..self.record.len() {
             if e >= LEAF {
                 // Rules are deterministic given their draws, so a remembered path and a new
                 // one agree on every draw they share: this cannot happen, and is harmless.
                 return None;
             }
-            let Branch { draw, first } = self.branches[e as usize];
+            let Branch { draw, first, .. } = self.branches[e as usize];
             let k = self.record[i].1;
+            chance *= draw.words_drawing(k).map_or(0.0, |(low, high)| {
+                ((high - low) as f64 + 1.0) / 2f64.powi(64)
+            });
             let slot = first as usize + k as usize;
             if self.children[slot] == UNSEEN {
                 let child = self.node_at(i + 1, ended)?;
                 self.children[slot] = child;
                 if child < SLOW {
                     self.guide_to(e, draw, k, child);
+                }
+                if child & LEAF != 0 && child < SLOW {
+                    let depth = i + 1;
+                    if self.depth_mass.len() <= depth {
+                        self.depth_mass.resize(depth + 1, 0.0);
+                    }
+                    self.depth_mass[depth] += chance;
                 }
             }
             e = self.children[slot];
@@ -387,7 +421,7 @@ impl<'t> Tree<'t> {
         let Some((low, high)) = draw.words_drawing(k) else {
             return;
         };
-        if index >= GUIDE_SLOW as Entry & !GUIDE_LEAF as Entry {
+        if child & LEAF != 0 && index >= Entry::from(GUIDE_JUNK & !GUIDE_LEAF) {
             return;
         }
         let child = index as GuideEntry | if child & LEAF != 0 { GUIDE_LEAF } else { 0 };
@@ -403,13 +437,13 @@ impl<'t> Tree<'t> {
     /// The node at depth `i` of the recorded path, created.
     fn node_at(&mut self, i: usize, ended: Option<&[i64]>) -> Option<Entry> {
         match (self.record.get(i), ended) {
-            (Some(&(draw, _)), _) => self.branch(draw),
+            (Some(&(draw, _)), _) => self.branch(draw, i as u32),
             (None, Some(out)) => Some(LEAF | self.leaf(out)?),
             (None, None) => Some(OPAQUE),
         }
     }
 
-    fn branch(&mut self, draw: Draw<'t>) -> Option<Entry> {
+    fn branch(&mut self, draw: Draw<'t>, depth: u32) -> Option<Entry> {
         if self.branches.len() >= MAX_BRANCHES
             || self.children.len() + draw.outcomes() > MAX_CHILDREN
         {
@@ -421,7 +455,7 @@ impl<'t> Tree<'t> {
         // The spare entry at the end becomes the new guide's first.
         self.guides
             .resize((self.branches.len() + 1) * GUIDE_LEN + 1, GUIDE_SLOW);
-        self.branches.push(Branch { draw, first });
+        self.branches.push(Branch { draw, first, depth });
         Some(self.branches.len() as Entry - 1)
     }
 
@@ -539,6 +573,10 @@ mod tests {
         PartlyRaw,
         /// Two uniform picks of 1000: a million paths, more than a tree holds.
         Wide,
+        /// Mostly two draws, the second a pick of 97 (so one key in twenty does not decide
+        /// it); one trial in eight ends after one draw, a few go on to a third draw, and some
+        /// ask for a raw word: what a walk in rounds hands back to the tree.
+        Rounds,
         /// No draw at all.
         Fixed,
     }
@@ -580,6 +618,17 @@ mod tests {
             let (first, second) = match self.shape {
                 Shape::Fixed => (7, 0),
                 Shape::Wide => (draws.uniform(1000), draws.uniform(1000)),
+                Shape::Rounds => match draws.count(&self.table) {
+                    0 => (0, 0),
+                    first => {
+                        let second = match (first, draws.uniform(97)) {
+                            (3, 0) => 100 + draws.uniform(5),
+                            (2, 1) => 200 + (draws.words().next_u64() % 9) as u32,
+                            (_, second) => second,
+                        };
+                        (first, second)
+                    }
+                },
                 Shape::Ladder | Shape::PartlyRaw => {
                     let first = draws.count(&self.table);
                     let second = match first {
@@ -610,7 +659,14 @@ mod tests {
 
     #[test]
     fn the_tree_gives_what_playing_in_full_gives() {
-        for shape in [Shape::Ladder, Shape::PartlyRaw, Shape::Wide, Shape::Fixed] {
+        let shapes = [
+            Shape::Ladder,
+            Shape::PartlyRaw,
+            Shape::Wide,
+            Shape::Rounds,
+            Shape::Fixed,
+        ];
+        for shape in shapes {
             let trials = 300_001;
             let memoised = gather(&Shaped::new(shape, true), trials);
             let played = gather(&Shaped::new(shape, false), trials);
@@ -692,7 +748,7 @@ mod tests {
     #[test]
     fn lanes_side_by_side_draw_what_lanes_one_by_one_draw() {
         for walk in walks() {
-            for shape in [Shape::Ladder, Shape::PartlyRaw, Shape::Wide] {
+            for shape in [Shape::Ladder, Shape::PartlyRaw, Shape::Wide, Shape::Rounds] {
                 side_by_side_as_one_by_one(walk, shape);
             }
         }
@@ -701,9 +757,14 @@ mod tests {
     fn side_by_side_as_one_by_one(walk: &str, shape: Shape) {
         let trial = Shaped::new(shape, true);
         // Uneven, with idle lanes: lanes that finish early keep stepping with the others.
-        let quota = [
-            5000, 5000, 5000, 4999, 4999, 0, 4999, 2000, 3000, 5000, 4999, 0, 1, 5000, 4999, 4999,
-        ];
+        // Walks in rounds need every lane busy.
+        let quota = match shape {
+            Shape::Rounds => std::array::from_fn(|j| 4000 + 61 * j as u64),
+            _ => [
+                5000, 5000, 5000, 4999, 4999, 0, 4999, 2000, 3000, 5000, 4999, 0, 1, 5000, 4999,
+                4999,
+            ],
+        };
         let mut side_by_side = Tree::new(&trial, 0, true);
         let mut out = [0i64; 2];
         let mut lanes = Lanes::new(4, 2);
@@ -713,17 +774,31 @@ mod tests {
             Walked::Leaf(leaf) => ended.leaves.add(leaf, 0, 1),
             Walked::Played => ended.played.extend_from_slice(&out),
         }
-        let mut first = quota;
-        first[0] -= 1;
-        play_lanes_by(
-            walk,
-            &mut side_by_side,
-            &trial,
-            &mut lanes,
-            first,
-            &mut out,
-            &mut ended,
-        );
+        let mut left = quota;
+        left[0] -= 1;
+        // In segments, as the engine plays them: a walk may change its way between them.
+        for segments in 0.. {
+            if !left.iter().any(|&l| l > 0) {
+                break;
+            }
+            let segment = left.map(|l| l.min(700));
+            if matches!(shape, Shape::Rounds) && segments == 2 {
+                // From here on, the AVX-512 walk plays rounds.
+                assert_eq!(side_by_side.common_depth(), Some(2), "two draws, mostly");
+            }
+            play_lanes_by(
+                walk,
+                &mut side_by_side,
+                &trial,
+                &mut lanes,
+                segment,
+                &mut out,
+                &mut ended,
+            );
+            for (l, s) in left.iter_mut().zip(segment) {
+                *l -= s;
+            }
+        }
         let mut one_by_one: HashMap<Vec<i64>, u64> = HashMap::new();
         let mut plain = Lanes::new(4, 2);
         for (j, &q) in quota.iter().enumerate() {

@@ -19,6 +19,8 @@ const WIDTH: usize = 8;
 /// Vectors of lanes: two, written out in [`Tree::play_lanes_avx512`].
 const GROUPS: usize = 2;
 const _: () = assert!(GROUPS * WIDTH == LANES);
+/// All of a vector's lanes, as a mask.
+const ALL: __mmask8 = u8::MAX >> (8 - WIDTH);
 
 /// Leaves buffered before they are counted: a few kilobytes, so they stay in cache.
 const BUFFERED: usize = 1024;
@@ -28,9 +30,6 @@ const BUFFERED: usize = 1024;
 struct Group {
     /// The lanes' xoshiro256++ state, word i of every lane in `s[i]`.
     s: [__m512i; 4],
-    /// Each lane's state when its current trial began: a trial that needs playing in full
-    /// replays from there, and a lane that has played its quota is put back there.
-    start: [__m512i; 4],
     /// Each lane's node, as its first guide index (branch << GUIDE_BITS).
     at: __m256i,
     done: __m256i,
@@ -51,11 +50,23 @@ impl Group {
     }
 }
 
+/// What a step of a round met, for [`Tree::round_off`].
+#[derive(Clone, Copy)]
+struct Went {
+    /// Lanes that did not meet what was expected.
+    odd: __mmask8,
+    /// Words the round has drawn, this step's included.
+    step: u32,
+    depth: u32,
+    last: bool,
+    words: __m512i,
+    at: __m256i,
+}
+
 /// A group written out to memory, for the lanes that leave the vectors.
 #[repr(C, align(64))]
 struct Spilled {
     s: [[u64; WIDTH]; 4],
-    start: [[u64; WIDTH]; 4],
     words: [u64; WIDTH],
     entries: [u32; WIDTH],
     at: [u32; WIDTH],
@@ -76,17 +87,21 @@ impl<'t> Tree<'t> {
         ended: &mut Ended,
     ) {
         debug_assert!(self.root < LEAF, "trials side by side start with a draw");
+        let mut quota = quota;
+        if let Some(depth) = self.common_depth() {
+            self.play_rounds(trial, scratch, lanes, depth, &mut quota, out, ended);
+        }
         let root_at = _mm256_set1_epi32((self.root << GUIDE_BITS) as i32);
-        let state = *lanes.words_mut();
+        // Where each lane stands once it has played its quota; a lane with none stays put.
+        let mut finished = *lanes.words_mut();
         let groups: [Group; GROUPS] = std::array::from_fn(|g| {
             let lanes = g * WIDTH..(g + 1) * WIDTH;
-            let s = state.map(|word| _mm512_loadu_si512(word[lanes.clone()].as_ptr().cast()));
+            let s = finished.map(|word| _mm512_loadu_si512(word[lanes.clone()].as_ptr().cast()));
             let quota: [u32; WIDTH] =
                 std::array::from_fn(|l| u32::try_from(quota[g * WIDTH + l]).unwrap_or(u32::MAX));
             let quota = _mm256_loadu_si256(quota.as_ptr().cast());
             Group {
                 s,
-                start: s,
                 at: root_at,
                 done: _mm256_setzero_si256(),
                 quota,
@@ -98,15 +113,15 @@ impl<'t> Tree<'t> {
         let entry_bits = _mm256_set1_epi32(0xFFFF);
         let leaf_bit = _mm256_set1_epi32(GUIDE_LEAF as i32);
         let one = _mm256_set1_epi32(1);
-        // One step of one group. A macro, not a function: the two groups are written out
-        // one after the other so they stay in registers and their gathers overlap (a loop
-        // over the groups, or a function the compiler did not inline, kept them in memory:
-        // twice as slow, measured).
+        // One step of one group. A macro, not a function: the groups are written out one
+        // after the other so they stay in registers and their gathers overlap (a loop over
+        // the groups, or a function the compiler did not inline, kept them in memory: twice
+        // as slow, measured).
         // With `$all`, every lane is known to have a trial left, and which lanes are active
         // is neither read nor kept.
         macro_rules! step {
             ($group:ident, $g:expr, $all:expr) => {{
-                let active = if $all { u8::MAX } else { $group.active };
+                let active = if $all { ALL } else { $group.active };
                 let words = next(&mut $group.s);
                 let key = _mm512_cvtepi64_epi32(_mm512_srli_epi64::<{ 64 - GUIDE_BITS }>(words));
                 let index = _mm256_or_si256($group.at, key);
@@ -133,57 +148,245 @@ impl<'t> Tree<'t> {
                 let ended = _mm256_maskz_compress_epi32(leaf, _mm256_andnot_si256(leaf_bit, entry));
                 _mm256_storeu_si256(leaves.as_mut_ptr().add(buffered).cast(), ended);
                 buffered += leaf.count_ones() as usize;
-                for (start, &s) in $group.start.iter_mut().zip(&$group.s) {
-                    *start = _mm512_mask_blend_epi64(leaf, *start, s);
-                }
                 $group.done = _mm256_mask_add_epi32($group.done, leaf, $group.done, one);
                 if !$all {
+                    let was = $group.active;
                     $group.active = _mm256_cmplt_epu32_mask($group.done, $group.quota);
+                    if was != $group.active {
+                        keep(&mut finished, $g, was & !$group.active, $group.s);
+                    }
                 }
             }};
         }
         let [mut first, mut second] = groups;
-        // A step ends at most one trial a lane, so while every lane has at least `sure` trials
-        // left, `sure` steps need no look at which lanes are done (measured 5% faster on the
-        // composite than looking every step).
-        loop {
-            let sure = first.fewest_left().min(second.fewest_left());
-            if sure == 0 {
-                break;
-            }
-            for _ in 0..sure {
-                step!(first, 0, true);
-                step!(second, 1, true);
+        macro_rules! steps {
+            ($all:expr) => {{
+                step!(first, 0, $all);
+                step!(second, 1, $all);
                 if buffered > BUFFERED - GROUPS * WIDTH {
                     self.tally(&leaves[..buffered]);
                     buffered = 0;
                 }
+            }};
+        }
+        // A step ends at most one trial a lane, so while every lane has at least `sure` trials
+        // left, `sure` steps need no look at which lanes are done (measured 5% faster on the
+        // composite than looking every step).
+        loop {
+            let sure = [first, second]
+                .iter()
+                .map(|g| g.fewest_left())
+                .min()
+                .unwrap_or(0);
+            if sure == 0 {
+                break;
+            }
+            for _ in 0..sure {
+                steps!(true);
             }
         }
-        first.active = _mm256_cmplt_epu32_mask(first.done, first.quota);
-        second.active = _mm256_cmplt_epu32_mask(second.done, second.quota);
-        while first.active | second.active != 0 {
-            step!(first, 0, false);
-            step!(second, 1, false);
-            if buffered > BUFFERED - GROUPS * WIDTH {
+        for (g, group) in [&mut first, &mut second].into_iter().enumerate() {
+            group.active = _mm256_cmplt_epu32_mask(group.done, group.quota);
+            keep(&mut finished, g, !group.active & ALL, group.s);
+        }
+        while (first.active | second.active) != 0 {
+            steps!(false);
+        }
+        self.tally(&leaves[..buffered]);
+        self.drain_tally(ended);
+        *lanes.words_mut() = finished;
+    }
+
+    /// Plays trials on every lane in rounds of `depth` steps, one trial a lane a round, for
+    /// as many rounds as every lane has trials left in `quota` (which it lowers).
+    ///
+    /// Every lane starts a round at the root and is expected to end its trial at a leaf at
+    /// the round's last step. So the round's first lookup waits on nothing, and the checks
+    /// are whether each step met what was expected: no per-lane bookkeeping of where trials
+    /// ended. A lane whose trial goes otherwise (it ends early or goes on, its key does not
+    /// decide the draw and the table says otherwise, or a result is new) is played outside
+    /// the vectors from its trial's start with [`Tree::walk`]; its state is then set back as
+    /// many words as the round has left to draw, and its lookups for the rest of the round
+    /// are overridden, ending at [`GUIDE_JUNK`], which is not counted. Either way each lane
+    /// plays its trials on its own words, in order, so results are those of the plain path.
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx512f,avx512vl,avx2,popcnt")]
+    unsafe fn play_rounds<T: Trial>(
+        &mut self,
+        trial: &'t T,
+        scratch: &mut T::Scratch,
+        lanes: &mut Lanes,
+        depth: u32,
+        quota: &mut [u64; LANES],
+        out: &mut [i64],
+        ended: &mut Ended,
+    ) {
+        let rounds = quota.iter().copied().min().unwrap_or(0);
+        if rounds == 0 {
+            return;
+        }
+        let root = _mm256_set1_epi32(self.root as i32);
+        let root_at = _mm256_slli_epi32::<{ GUIDE_BITS as i32 }>(root);
+        let leaf_bit = _mm256_set1_epi32(GUIDE_LEAF as i32);
+        let slow_entry = _mm256_set1_epi32(GUIDE_SLOW as i32);
+        let junk = _mm256_set1_epi32((GUIDE_JUNK | GUIDE_LEAF) as i32);
+        let state = *lanes.words_mut();
+        let load =
+            |g: usize| state.map(|word| _mm512_loadu_si512(word[g * WIDTH..].as_ptr().cast()));
+        let (mut first, mut second) = (load(0), load(1));
+        let mut leaves = [0u32; BUFFERED + LANES];
+        let mut buffered = 0;
+        // One step of one group: `$at` is where its lanes stand, `$step` how many words the
+        // round has drawn with this one, `$last` whether it is the round's last.
+        macro_rules! step {
+            ($s:ident, $g:expr, $at:ident, $off:ident, $step:expr, $last:expr) => {{
+                let words = next(&mut $s);
+                let key = _mm512_cvtepi64_epi32(_mm512_srli_epi64::<{ 64 - GUIDE_BITS }>(words));
+                let mut entry = self.entries(_mm256_or_si256($at, key));
+                entry = _mm256_mask_blend_epi32($off, entry, if $last { junk } else { root });
+                let odd = if $last {
+                    _mm256_cmplt_epu32_mask(entry, leaf_bit)
+                        | _mm256_cmpeq_epi32_mask(entry, slow_entry)
+                } else {
+                    _mm256_test_epi32_mask(entry, leaf_bit)
+                };
+                if odd != 0 {
+                    let went = Went {
+                        odd,
+                        step: $step,
+                        depth,
+                        last: $last,
+                        words,
+                        at: $at,
+                    };
+                    (entry, $off) =
+                        self.round_off(trial, scratch, &mut $s, $g, went, entry, $off, out, ended);
+                }
+                if $last {
+                    _mm256_storeu_si256(
+                        leaves.as_mut_ptr().add(buffered).cast(),
+                        _mm256_andnot_si256(leaf_bit, entry),
+                    );
+                    buffered += WIDTH;
+                } else {
+                    $at = _mm256_slli_epi32::<{ GUIDE_BITS as i32 }>(entry);
+                }
+            }};
+        }
+        // The last step's new places and overrides are not read: the next round starts over.
+        #[allow(unused_assignments)]
+        for _ in 0..rounds {
+            let (mut off_first, mut off_second): (__mmask8, __mmask8) = (0, 0);
+            let (mut at_first, mut at_second) = (root_at, root_at);
+            for step in 1..depth {
+                step!(first, 0, at_first, off_first, step, false);
+                step!(second, 1, at_second, off_second, step, false);
+            }
+            step!(first, 0, at_first, off_first, depth, true);
+            step!(second, 1, at_second, off_second, depth, true);
+            if buffered > BUFFERED - LANES {
                 self.tally(&leaves[..buffered]);
                 buffered = 0;
             }
         }
         self.tally(&leaves[..buffered]);
+        if let Some(junk) = self.tally.get_mut(usize::from(GUIDE_JUNK & !GUIDE_LEAF)) {
+            *junk = 0;
+        }
+        self.drain_tally(ended);
+        let state = lanes.words_mut();
+        for (g, group) in [first, second].iter().enumerate() {
+            for (word, &v) in state.iter_mut().zip(group) {
+                _mm512_storeu_si512(word[g * WIDTH..].as_mut_ptr().cast(), v);
+            }
+        }
+        for q in quota.iter_mut() {
+            *q -= rounds;
+        }
+    }
+
+    /// The lanes of `went.odd`, whose step in a round did not meet what was expected.
+    /// Returns the step's entries and the group's overridden lanes, both updated.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    #[inline(never)]
+    #[target_feature(enable = "avx512f,avx512vl,avx2")]
+    unsafe fn round_off<T: Trial>(
+        &mut self,
+        trial: &'t T,
+        scratch: &mut T::Scratch,
+        s: &mut [__m512i; 4],
+        g: usize,
+        went: Went,
+        entry: __m256i,
+        off: __mmask8,
+        out: &mut [i64],
+        ended: &mut Ended,
+    ) -> (__m256i, __mmask8) {
+        let mut state = [[0u64; WIDTH]; 4];
+        for (word, &v) in state.iter_mut().zip(s.iter()) {
+            _mm512_storeu_si512(word.as_mut_ptr().cast(), v);
+        }
+        let mut words = [0u64; WIDTH];
+        let mut at = [0u32; WIDTH];
+        let mut entries = [0u32; WIDTH];
+        _mm512_storeu_si512(words.as_mut_ptr().cast(), went.words);
+        _mm256_storeu_si256(at.as_mut_ptr().cast(), went.at);
+        _mm256_storeu_si256(entries.as_mut_ptr().cast(), entry);
+        let mut off = off;
+        for l in (0..WIDTH).filter(|l| went.odd & (1 << l) != 0) {
+            // A key that did not decide its draw may still have gone the expected way.
+            let e = self.child(at[l] >> GUIDE_BITS, words[l]);
+            let leaf = e & !LEAF;
+            if !went.last && e < LEAF {
+                entries[l] = e;
+                continue;
+            }
+            if went.last
+                && e & LEAF != 0
+                && e < SLOW
+                && leaf < Entry::from(GUIDE_JUNK & !GUIDE_LEAF)
+            {
+                entries[l] = Entry::from(GUIDE_LEAF) | leaf;
+                continue;
+            }
+            // Otherwise play the trial from its start, and set the lane back so that the
+            // round's remaining steps end where the trial did.
+            let mut rng = LaneState(std::array::from_fn(|i| state[i][l]));
+            for _ in 0..went.step {
+                rng.back();
+            }
+            match self.walk(trial, scratch, &mut rng, out) {
+                Walked::Leaf(leaf) => ended.leaves.add(leaf, g * WIDTH + l, 1),
+                Walked::Played => ended.played.extend_from_slice(out),
+            }
+            for _ in went.step..went.depth {
+                rng.back();
+            }
+            for (word, v) in state.iter_mut().zip(rng.0) {
+                word[l] = v;
+            }
+            off |= 1 << l;
+            entries[l] = if went.last {
+                Entry::from(GUIDE_JUNK | GUIDE_LEAF)
+            } else {
+                self.root
+            };
+        }
+        for (v, word) in s.iter_mut().zip(&state) {
+            *v = _mm512_loadu_si512(word.as_ptr().cast());
+        }
+        (_mm256_loadu_si256(entries.as_ptr().cast()), off)
+    }
+
+    /// Hands the leaves counted in the tally to `ended`, leaving the tally at zero.
+    fn drain_tally(&mut self, ended: &mut Ended) {
         let leaves = self.leaves().min(self.tally.len());
         for (leaf, n) in self.tally[..leaves].iter_mut().enumerate() {
             if *n > 0 {
                 ended
                     .leaves
                     .add(leaf as u32, 0, u64::from(std::mem::take(n)));
-            }
-        }
-        // Every lane stands where its last trial ended.
-        let state = lanes.words_mut();
-        for (g, group) in [first, second].iter().enumerate() {
-            for (word, start) in state.iter_mut().zip(group.start) {
-                _mm512_storeu_si512(word[g * WIDTH..].as_mut_ptr().cast(), start);
             }
         }
     }
@@ -240,7 +443,7 @@ impl<'t> Tree<'t> {
             let leaf = e & !LEAF;
             entries[l] = if e < LEAF {
                 e
-            } else if e < SLOW && leaf < Entry::from(GUIDE_SLOW & !GUIDE_LEAF) {
+            } else if e < SLOW && leaf < Entry::from(GUIDE_JUNK & !GUIDE_LEAF) {
                 Entry::from(GUIDE_LEAF) | leaf
             } else {
                 Entry::from(GUIDE_SLOW)
@@ -252,8 +455,8 @@ impl<'t> Tree<'t> {
     /// Moves the lanes of `slow` one step on outside the vectors, for results not seen yet,
     /// raw draws, and leaves that do not fit a guide entry: by playing the trial in full, or
     /// counting the leaf here. Returns the group and the entries the vector code goes on
-    /// with: a lane whose trial was finished here gets the root, so the vector code neither
-    /// counts it nor moves its start.
+    /// with: a lane whose trial was finished here gets the root, so the vector code does not
+    /// count it again.
     #[allow(clippy::too_many_arguments)]
     #[cold]
     #[inline(never)]
@@ -272,7 +475,6 @@ impl<'t> Tree<'t> {
     ) -> (Group, __m256i) {
         let mut m = Spilled {
             s: [[0; WIDTH]; 4],
-            start: [[0; WIDTH]; 4],
             words: [0; WIDTH],
             entries: [0; WIDTH],
             at: [0; WIDTH],
@@ -280,7 +482,6 @@ impl<'t> Tree<'t> {
         };
         for i in 0..4 {
             _mm512_storeu_si512(m.s[i].as_mut_ptr().cast(), group.s[i]);
-            _mm512_storeu_si512(m.start[i].as_mut_ptr().cast(), group.start[i]);
         }
         _mm512_storeu_si512(m.words.as_mut_ptr().cast(), words);
         _mm256_storeu_si256(m.entries.as_mut_ptr().cast(), entry);
@@ -288,7 +489,8 @@ impl<'t> Tree<'t> {
         _mm256_storeu_si256(m.done.as_mut_ptr().cast(), group.done);
         for l in (0..WIDTH).filter(|l| slow & (1 << l) != 0) {
             let lane = g * WIDTH + l;
-            let e = self.child(m.at[l] >> GUIDE_BITS, m.words[l]);
+            let branch = m.at[l] >> GUIDE_BITS;
+            let e = self.child(branch, m.words[l]);
             if e < LEAF {
                 // A lane before this one discovered the same path just now.
                 m.entries[l] = e;
@@ -298,7 +500,11 @@ impl<'t> Tree<'t> {
                 // A leaf whose index does not fit in a guide entry.
                 ended.leaves.add(e & !LEAF, lane, 1);
             } else {
-                let mut rng = LaneState(std::array::from_fn(|i| m.start[i][l]));
+                // Replay from where the trial began: as many words back as it has drawn.
+                let mut rng = LaneState(std::array::from_fn(|i| m.s[i][l]));
+                for _ in 0..=self.branches[branch as usize].depth {
+                    rng.back();
+                }
                 match self.discover(trial, scratch, &mut rng, out, &[]) {
                     Walked::Leaf(leaf) => ended.leaves.add(leaf, lane, 1),
                     Walked::Played => ended.played.extend_from_slice(out),
@@ -307,24 +513,36 @@ impl<'t> Tree<'t> {
                     s[l] = v;
                 }
             }
-            for i in 0..4 {
-                m.start[i][l] = m.s[i][l];
-            }
             m.done[l] += 1;
             m.entries[l] = self.root;
         }
         for i in 0..4 {
             group.s[i] = _mm512_loadu_si512(m.s[i].as_ptr().cast());
-            group.start[i] = _mm512_loadu_si512(m.start[i].as_ptr().cast());
         }
         group.done = _mm256_loadu_si256(m.done.as_ptr().cast());
         (group, _mm256_loadu_si256(m.entries.as_ptr().cast()))
     }
 }
 
-/// One xoshiro256++ step of eight lanes: their words, and the state moved on.
+/// Writes the state of group `g`'s lanes in `lanes` to `finished`: they have played their
+/// quota, and stand where their last trial ended.
+#[cold]
+#[inline(never)]
+#[target_feature(enable = "avx512f,avx512vl,avx2")]
+fn keep(finished: &mut [[u64; LANES]; 4], g: usize, lanes: __mmask8, s: [__m512i; 4]) {
+    for (word, v) in finished.iter_mut().zip(s) {
+        let mut lane_words = [0u64; WIDTH];
+        // SAFETY: `lane_words` holds exactly one vector.
+        unsafe { _mm512_storeu_si512(lane_words.as_mut_ptr().cast(), v) };
+        for l in (0..WIDTH).filter(|l| lanes & (1 << l) != 0) {
+            word[g * WIDTH + l] = lane_words[l];
+        }
+    }
+}
+
+/// One xoshiro256++ step of four lanes: their words, and the state moved on.
 #[inline]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512vl,avx2")]
 fn next(s: &mut [__m512i; 4]) -> __m512i {
     let [s0, s1, s2, s3] = *s;
     let words = _mm512_add_epi64(_mm512_rol_epi64::<23>(_mm512_add_epi64(s0, s3)), s0);
