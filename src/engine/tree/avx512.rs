@@ -259,8 +259,8 @@ impl<'t> Tree<'t> {
                         words,
                         at: $at,
                     };
-                    (entry, $off) =
-                        self.round_off(trial, scratch, &mut $s, $g, went, entry, $off, out, ended);
+                    ($s, entry, $off) =
+                        self.round_off(trial, scratch, $s, $g, went, entry, $off, out, ended);
                 }
                 if $last {
                     _mm256_storeu_si256(
@@ -315,16 +315,16 @@ impl<'t> Tree<'t> {
         &mut self,
         trial: &'t T,
         scratch: &mut T::Scratch,
-        s: &mut [__m512i; 4],
+        s: [__m512i; 4],
         g: usize,
         went: Went,
         entry: __m256i,
         off: __mmask8,
         out: &mut [i64],
         ended: &mut Ended,
-    ) -> (__m256i, __mmask8) {
+    ) -> ([__m512i; 4], __m256i, __mmask8) {
         let mut state = [[0u64; WIDTH]; 4];
-        for (word, &v) in state.iter_mut().zip(s.iter()) {
+        for (word, v) in state.iter_mut().zip(s) {
             _mm512_storeu_si512(word.as_mut_ptr().cast(), v);
         }
         let mut words = [0u64; WIDTH];
@@ -373,10 +373,8 @@ impl<'t> Tree<'t> {
                 self.root
             };
         }
-        for (v, word) in s.iter_mut().zip(&state) {
-            *v = _mm512_loadu_si512(word.as_ptr().cast());
-        }
-        (_mm256_loadu_si256(entries.as_ptr().cast()), off)
+        let s = state.map(|word| _mm512_loadu_si512(word.as_ptr().cast()));
+        (s, _mm256_loadu_si256(entries.as_ptr().cast()), off)
     }
 
     /// Hands the leaves counted in the tally to `ended`, leaving the tally at zero.
