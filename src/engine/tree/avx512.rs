@@ -323,35 +323,40 @@ impl<'t> Tree<'t> {
         out: &mut [i64],
         ended: &mut Ended,
     ) -> ([__m512i; 4], __m256i, __mmask8) {
-        let mut state = [[0u64; WIDTH]; 4];
-        for (word, v) in state.iter_mut().zip(s) {
-            _mm512_storeu_si512(word.as_mut_ptr().cast(), v);
-        }
         let mut words = [0u64; WIDTH];
         let mut at = [0u32; WIDTH];
         let mut entries = [0u32; WIDTH];
         _mm512_storeu_si512(words.as_mut_ptr().cast(), went.words);
         _mm256_storeu_si256(at.as_mut_ptr().cast(), went.at);
         _mm256_storeu_si256(entries.as_mut_ptr().cast(), entry);
-        let mut off = off;
+        // A key that did not decide its draw may still have gone the expected way: most
+        // calls end here.
+        let mut irregular: __mmask8 = 0;
         for l in (0..WIDTH).filter(|l| went.odd & (1 << l) != 0) {
-            // A key that did not decide its draw may still have gone the expected way.
             let e = self.child(at[l] >> GUIDE_BITS, words[l]);
             let leaf = e & !LEAF;
             if !went.last && e < LEAF {
                 entries[l] = e;
-                continue;
-            }
-            if went.last
+            } else if went.last
                 && e & LEAF != 0
                 && e < SLOW
                 && leaf < Entry::from(GUIDE_JUNK & !GUIDE_LEAF)
             {
                 entries[l] = Entry::from(GUIDE_LEAF) | leaf;
-                continue;
+            } else {
+                irregular |= 1 << l;
             }
-            // Otherwise play the trial from its start, and set the lane back so that the
-            // round's remaining steps end where the trial did.
+        }
+        if irregular == 0 {
+            return (s, _mm256_loadu_si256(entries.as_ptr().cast()), off);
+        }
+        // Play the others' trials from their start, and set each lane back so that the
+        // round's remaining steps end where its trial did.
+        let mut state = [[0u64; WIDTH]; 4];
+        for (word, v) in state.iter_mut().zip(s) {
+            _mm512_storeu_si512(word.as_mut_ptr().cast(), v);
+        }
+        for l in (0..WIDTH).filter(|l| irregular & (1 << l) != 0) {
             let mut rng = LaneState(std::array::from_fn(|i| state[i][l]));
             for _ in 0..went.step {
                 rng.back();
@@ -366,7 +371,6 @@ impl<'t> Tree<'t> {
             for (word, v) in state.iter_mut().zip(rng.0) {
                 word[l] = v;
             }
-            off |= 1 << l;
             entries[l] = if went.last {
                 Entry::from(GUIDE_JUNK | GUIDE_LEAF)
             } else {
@@ -374,7 +378,7 @@ impl<'t> Tree<'t> {
             };
         }
         let s = state.map(|word| _mm512_loadu_si512(word.as_ptr().cast()));
-        (s, _mm256_loadu_si256(entries.as_ptr().cast()), off)
+        (s, _mm256_loadu_si256(entries.as_ptr().cast()), off | irregular)
     }
 
     /// Hands the leaves counted in the tally to `ended`, leaving the tally at zero.
