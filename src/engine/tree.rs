@@ -46,25 +46,51 @@ const OPAQUE: Entry = u32::MAX - 1;
 /// Never a node: entries at or above it are markers.
 const SLOW: Entry = u32::MAX - 2;
 
-/// A guide entry: a branch index, `GUIDE_LEAF | leaf`, or `GUIDE_SLOW` when the word's top
-/// bits do not decide the result, its child is not a node yet, or does not fit in 15 bits.
-/// Two bytes, so the guides of a few dozen branches stay in the first-level cache.
+/// A guide entry: a branch index, `GUIDE_LEAF | leaf` (leaves below `GUIDE_LEAVES`),
+/// `GUIDE_SPLIT | j` when the key's words draw two results, told apart by split j's
+/// threshold, or `GUIDE_SLOW` otherwise (the key's words draw more results, a child is not a
+/// node yet, or cannot be named here). Two bytes, so that guides stay in the first-level
+/// cache.
 type GuideEntry = u16;
 const GUIDE_LEAF: GuideEntry = 1 << 15;
+const GUIDE_LEAVES: Entry = 1 << 14;
+const GUIDE_SPLIT: GuideEntry = GUIDE_LEAF | GUIDE_LEAVES as GuideEntry;
 const GUIDE_SLOW: GuideEntry = u16::MAX;
 /// A leaf no trial ends at: what a walk in rounds counts for a lane whose trial it played
-/// outside the vectors ([`avx512`]). Leaves from here on are not put in guides.
-const GUIDE_JUNK: GuideEntry = GUIDE_SLOW - 1;
-/// A guide is keyed by a word's top `GUIDE_BITS` bits. Eleven, measured on the composite
-/// scenario (configs/shoot-then-rally.toml): with eight bits about one trial in sixteen met a
-/// key that does not decide its draw, and it ran 35% slower than with ten; eleven is 4%
-/// faster than ten; twelve is no faster than eleven (the guides outgrow the first-level
-/// cache).
-const GUIDE_BITS: u32 = 11;
+/// outside the vectors ([`avx512`]). Never in a guide.
+const GUIDE_JUNK: GuideEntry = GUIDE_LEAF | (GUIDE_LEAVES as GuideEntry - 1);
+/// A guide is keyed by a word's top `GUIDE_BITS` bits. Ten, measured on the composite
+/// scenario (configs/shoot-then-rally.toml, 2e8 trials on one thread, medians of 5): with
+/// keys that draw two results decided by splits, 0.60 s against 0.61 s with eleven bits and
+/// 0.63-0.82 s with nine, where more keys draw three results. Before splits, eight bits ran
+/// 35% slower than ten, as one trial in sixteen met a key that did not decide its draw.
+const GUIDE_BITS: u32 = 10;
 const GUIDE_LEN: usize = 1 << GUIDE_BITS;
 
 /// Trials that walk in rounds are used once paths of one depth have this chance.
 const ROUNDS_MASS: f64 = 0.75;
+
+/// Entry `e` as a guide entry (widened): `GUIDE_SLOW` for markers and leaves a guide entry
+/// cannot name.
+fn guide_form(e: Entry) -> Entry {
+    let leaf = e & !LEAF;
+    if e < LEAF {
+        e
+    } else if e < SLOW && leaf < Entry::from(GUIDE_JUNK & !GUIDE_LEAF) {
+        Entry::from(GUIDE_LEAF) | leaf
+    } else {
+        Entry::from(GUIDE_SLOW)
+    }
+}
+
+/// A guide entry as a node entry, for entries that name one.
+fn from_guide(g: Entry) -> Entry {
+    if g & Entry::from(GUIDE_LEAF) != 0 {
+        LEAF | (g & !Entry::from(GUIDE_LEAF))
+    } else {
+        g
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 struct Branch<'t> {
@@ -118,11 +144,17 @@ pub struct Tree<'t> {
     record: Vec<(Draw<'t>, u32)>,
     /// The leaves of a one-draw root, once known; cleared when the tree grows.
     flat: Vec<u32>,
+    /// Split j's threshold: words from it on draw the upper of the key's two results.
+    split_at: Vec<u64>,
+    /// Split j's guide entries, below its threshold in the low half, from it in the high.
+    split_to: Vec<u32>,
     /// Trials ended at each leaf, while lanes walk as vectors.
     tally: Vec<u32>,
     /// The chance of the paths seen that end after each number of draws: where trials
     /// mostly end, lanes can walk in rounds of that many steps.
     depth_mass: Vec<f64>,
+    /// Whether paths were added since branches were last shared ([`Tree::share_alike`]).
+    grown: bool,
 }
 
 impl<'t> Tree<'t> {
@@ -148,8 +180,11 @@ impl<'t> Tree<'t> {
             words: Vec::new(),
             record: Vec::new(),
             flat: Vec::new(),
+            split_at: Vec::new(),
+            split_to: Vec::new(),
             tally: Vec::new(),
             depth_mass: Vec::new(),
+            grown: false,
         }
     }
 
@@ -243,6 +278,7 @@ impl<'t> Tree<'t> {
         out: &mut [i64],
         ended: &mut Ended,
     ) {
+        self.share_alike();
         #[cfg(target_arch = "x86_64")]
         if stream::kernel() == Kernel::Avx512 {
             // SAFETY: the Avx512 kernel is picked only when the CPU has what it needs.
@@ -330,13 +366,22 @@ impl<'t> Tree<'t> {
     /// The child of branch `branch` that word `w` draws.
     #[inline]
     fn child(&self, branch: Entry, w: u64) -> Entry {
+        let by_table = || {
+            let b = &self.branches[branch as usize];
+            self.children[b.first as usize + b.draw.result(w) as usize]
+        };
         match self.guides[(branch as usize) << GUIDE_BITS | (w >> (64 - GUIDE_BITS)) as usize] {
-            GUIDE_SLOW => {
-                let b = &self.branches[branch as usize];
-                self.children[b.first as usize + b.draw.result(w) as usize]
+            GUIDE_SLOW => by_table(),
+            g if g >= GUIDE_SPLIT => {
+                let j = usize::from(g - GUIDE_SPLIT);
+                let to = self.split_to[j];
+                from_guide(if w >= self.split_at[j] {
+                    to >> 16
+                } else {
+                    to & 0xFFFF
+                })
             }
-            g if g & GUIDE_LEAF != 0 => LEAF | (g & !GUIDE_LEAF) as Entry,
-            g => g as Entry,
+            g => from_guide(Entry::from(g)),
         }
     }
 
@@ -411,27 +456,126 @@ impl<'t> Tree<'t> {
             e = self.children[slot];
         }
         self.flat.clear();
+        self.grown = true;
         Some(e)
+    }
+
+    /// Makes branches that are alike one: a branch whose paths are all known (every result
+    /// any word draws leads to a leaf, an opaque node or such a branch) is the same function
+    /// of the words still to come as any other known branch at the same depth with the same
+    /// draw and the same children, so their parents can point to one of them. Walks then
+    /// read fewer guides: in the composite scenario, where Rally follows two volleys and
+    /// only their sum matters, 37 branches share 15 guides. Nothing changes for a branch
+    /// with an unseen result: its paths, once seen, may differ from the other's.
+    pub(super) fn share_alike(&mut self) {
+        if !std::mem::take(&mut self.grown) {
+            return;
+        }
+        // Deepest first, so children are settled before their parents are compared.
+        let mut order: Vec<usize> = (0..self.branches.len()).collect();
+        order.sort_by_key(|&b| std::cmp::Reverse(self.branches[b].depth));
+        let mut known = vec![false; self.branches.len()];
+        let mut same: HashMap<Entry, Entry> = HashMap::new();
+        let mut alike: HashMap<(u32, usize, usize, Vec<Entry>), Entry> = HashMap::new();
+        for b in order {
+            let Branch { draw, first, depth } = self.branches[b];
+            let children = first as usize..first as usize + draw.outcomes();
+            let mut moved = Vec::new();
+            for slot in children.clone() {
+                if let Some(&to) = self.children.get(slot).and_then(|c| same.get(c)) {
+                    moved.push((self.children[slot], to));
+                    self.children[slot] = to;
+                }
+            }
+            if !moved.is_empty() {
+                let to = |e: Entry| {
+                    moved
+                        .iter()
+                        .find(|&&(from, _)| e == from)
+                        .map_or(e, |m| m.1)
+                };
+                for g in &mut self.guides[b << GUIDE_BITS..][..GUIDE_LEN] {
+                    match *g {
+                        GUIDE_SLOW => {}
+                        split if split >= GUIDE_SPLIT => {
+                            let halves = &mut self.split_to[usize::from(split - GUIDE_SPLIT)];
+                            *halves = to(*halves & 0xFFFF) | to(*halves >> 16) << 16;
+                        }
+                        entry => *g = to(Entry::from(entry)) as GuideEntry,
+                    }
+                }
+            }
+            known[b] = children.clone().enumerate().all(|(k, slot)| {
+                let c = self.children[slot];
+                !draw.can_draw(k as u32) || (c != UNSEEN && (c >= LEAF || known[c as usize]))
+            });
+            if known[b] {
+                let (kind, table) = match draw {
+                    Draw::Count(table) => (0, std::ptr::from_ref(table) as usize),
+                    Draw::Uniform(n) => (1, n as usize),
+                };
+                let key = (depth, kind, table, self.children[children].to_vec());
+                let to = *alike.entry(key).or_insert(b as Entry);
+                if to != b as Entry {
+                    same.insert(b as Entry, to);
+                }
+            }
+        }
+        if let Some(&to) = same.get(&self.root) {
+            self.root = to;
+        }
     }
 
     /// Points every key of `branch`'s guide whose words all draw `k` at `child`.
     fn guide_to(&mut self, branch: Entry, draw: Draw<'t>, k: u32, child: Entry) {
         const SHIFT: u32 = 64 - GUIDE_BITS;
-        let index = child & !LEAF;
         let Some((low, high)) = draw.words_drawing(k) else {
             return;
         };
-        if child & LEAF != 0 && index >= Entry::from(GUIDE_JUNK & !GUIDE_LEAF) {
+        let child = guide_form(child);
+        if child == Entry::from(GUIDE_SLOW) {
             return;
         }
-        let child = index as GuideEntry | if child & LEAF != 0 { GUIDE_LEAF } else { 0 };
         // The keys whose first and last words both fall in low..=high.
         let first = (low >> SHIFT) + u64::from(low & ((1 << SHIFT) - 1) != 0);
         let last = (high >> SHIFT) + u64::from(!high & ((1 << SHIFT) - 1) == 0);
         let guide = &mut self.guides[(branch as usize) << GUIDE_BITS..][..GUIDE_LEN];
         if first < last {
-            guide[first as usize..last as usize].fill(child);
+            guide[first as usize..last as usize].fill(child as GuideEntry);
         }
+        // The keys at either end may draw k and one other result.
+        self.split(branch, draw, low >> SHIFT);
+        self.split(branch, draw, high >> SHIFT);
+    }
+
+    /// Makes key `key` of `branch`'s guide a split if its words draw exactly two results
+    /// whose children a guide entry can name.
+    fn split(&mut self, branch: Entry, draw: Draw<'t>, key: u64) {
+        const SHIFT: u32 = 64 - GUIDE_BITS;
+        let slot = ((branch as usize) << GUIDE_BITS) + key as usize;
+        let (start, end) = (key << SHIFT, key << SHIFT | ((1 << SHIFT) - 1));
+        let (below, above) = (draw.result(start), draw.result(end));
+        if self.guides[slot] != GUIDE_SLOW || below == above {
+            return;
+        }
+        // Exactly one threshold: the upper result starts just past the lower one's end.
+        let threshold = match (draw.words_drawing(below), draw.words_drawing(above)) {
+            (Some((_, end_below)), Some((threshold, _)))
+                if end_below.wrapping_add(1) == threshold =>
+            {
+                threshold
+            }
+            _ => return,
+        };
+        let first = self.branches[branch as usize].first as usize;
+        let to = [below, above].map(|k| guide_form(self.children[first + k as usize]));
+        let j = self.split_at.len();
+        if to.contains(&Entry::from(GUIDE_SLOW)) || j >= usize::from(GUIDE_SLOW - GUIDE_SPLIT) {
+            return;
+        }
+        self.split_at.push(threshold);
+        self.split_to.push(to[0] | to[1] << 16);
+        self.guides[slot] = GUIDE_SPLIT + j as GuideEntry;
     }
 
     /// The node at depth `i` of the recorded path, created.

@@ -111,6 +111,7 @@ impl<'t> Tree<'t> {
         let mut leaves = [0u32; BUFFERED + WIDTH];
         let mut buffered = 0;
         let entry_bits = _mm256_set1_epi32(0xFFFF);
+        let split_base = _mm256_set1_epi32(GUIDE_SPLIT as i32);
         let leaf_bit = _mm256_set1_epi32(GUIDE_LEAF as i32);
         let one = _mm256_set1_epi32(1);
         // One step of one group. A macro, not a function: the groups are written out one
@@ -126,7 +127,7 @@ impl<'t> Tree<'t> {
                 let key = _mm512_cvtepi64_epi32(_mm512_srli_epi64::<{ 64 - GUIDE_BITS }>(words));
                 let index = _mm256_or_si256($group.at, key);
                 let mut entry = self.entries(index);
-                let mut slow = _mm256_mask_cmpeq_epi32_mask(active, entry, entry_bits);
+                let mut slow = _mm256_mask_cmpge_epu32_mask(active, entry, split_base);
                 if slow != 0 {
                     entry = self.resolve(slow, words, $group.at, entry);
                     slow = _mm256_mask_cmpeq_epi32_mask(active, entry, entry_bits);
@@ -228,8 +229,9 @@ impl<'t> Tree<'t> {
         let root = _mm256_set1_epi32(self.root as i32);
         let root_at = _mm256_slli_epi32::<{ GUIDE_BITS as i32 }>(root);
         let leaf_bit = _mm256_set1_epi32(GUIDE_LEAF as i32);
+        let kind_bits = _mm256_set1_epi32(GUIDE_SPLIT as i32);
         let slow_entry = _mm256_set1_epi32(GUIDE_SLOW as i32);
-        let junk = _mm256_set1_epi32((GUIDE_JUNK | GUIDE_LEAF) as i32);
+        let junk = _mm256_set1_epi32(GUIDE_JUNK as i32);
         let state = *lanes.words_mut();
         let load =
             |g: usize| state.map(|word| _mm512_loadu_si512(word[g * WIDTH..].as_ptr().cast()));
@@ -244,12 +246,24 @@ impl<'t> Tree<'t> {
                 let key = _mm512_cvtepi64_epi32(_mm512_srli_epi64::<{ 64 - GUIDE_BITS }>(words));
                 let mut entry = self.entries(_mm256_or_si256($at, key));
                 entry = _mm256_mask_blend_epi32($off, entry, if $last { junk } else { root });
-                let odd = if $last {
-                    _mm256_cmplt_epu32_mask(entry, leaf_bit)
-                        | _mm256_cmpeq_epi32_mask(entry, slow_entry)
-                } else {
-                    _mm256_test_epi32_mask(entry, leaf_bit)
+                // Expected: a branch before the last step, a leaf at it.
+                let unexpected = |entry| {
+                    if $last {
+                        _mm256_cmpneq_epi32_mask(_mm256_and_si256(entry, kind_bits), leaf_bit)
+                    } else {
+                        _mm256_test_epi32_mask(entry, leaf_bit)
+                    }
                 };
+                let mut odd = unexpected(entry);
+                if odd != 0 {
+                    let split = odd
+                        & _mm256_cmpge_epu32_mask(entry, kind_bits)
+                        & _mm256_cmpneq_epi32_mask(entry, slow_entry);
+                    if split != 0 {
+                        entry = self.split_entries(split, words, entry);
+                        odd = unexpected(entry);
+                    }
+                }
                 if odd != 0 {
                     let went = Went {
                         odd,
@@ -333,16 +347,9 @@ impl<'t> Tree<'t> {
         // calls end here.
         let mut irregular: __mmask8 = 0;
         for l in (0..WIDTH).filter(|l| went.odd & (1 << l) != 0) {
-            let e = self.child(at[l] >> GUIDE_BITS, words[l]);
-            let leaf = e & !LEAF;
-            if !went.last && e < LEAF {
+            let e = guide_form(self.child(at[l] >> GUIDE_BITS, words[l]));
+            if e != Entry::from(GUIDE_SLOW) && (e & Entry::from(GUIDE_LEAF) != 0) == went.last {
                 entries[l] = e;
-            } else if went.last
-                && e & LEAF != 0
-                && e < SLOW
-                && leaf < Entry::from(GUIDE_JUNK & !GUIDE_LEAF)
-            {
-                entries[l] = Entry::from(GUIDE_LEAF) | leaf;
             } else {
                 irregular |= 1 << l;
             }
@@ -372,13 +379,17 @@ impl<'t> Tree<'t> {
                 word[l] = v;
             }
             entries[l] = if went.last {
-                Entry::from(GUIDE_JUNK | GUIDE_LEAF)
+                Entry::from(GUIDE_JUNK)
             } else {
                 self.root
             };
         }
         let s = state.map(|word| _mm512_loadu_si512(word.as_ptr().cast()));
-        (s, _mm256_loadu_si256(entries.as_ptr().cast()), off | irregular)
+        (
+            s,
+            _mm256_loadu_si256(entries.as_ptr().cast()),
+            off | irregular,
+        )
     }
 
     /// Hands the leaves counted in the tally to `ended`, leaving the tally at zero.
@@ -403,6 +414,25 @@ impl<'t> Tree<'t> {
         _mm256_and_si256(
             _mm256_i32gather_epi32::<2>(guides, index),
             _mm256_set1_epi32(0xFFFF),
+        )
+    }
+
+    /// The entries of the lanes of `split`, whose guide entries are splits, decided by the
+    /// splits' thresholds.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx2")]
+    unsafe fn split_entries(&self, split: __mmask8, words: __m512i, entry: __m256i) -> __m256i {
+        let j = _mm256_sub_epi32(entry, _mm256_set1_epi32(GUIDE_SPLIT as i32));
+        let at = self.split_at.as_ptr().cast();
+        let to = self.split_to.as_ptr().cast();
+        let at = _mm512_mask_i32gather_epi64::<8>(_mm512_setzero_si512(), split, j, at);
+        let to = _mm256_mmask_i32gather_epi32::<4>(_mm256_setzero_si256(), split, j, to);
+        let above = _mm512_mask_cmpge_epu64_mask(split, words, at);
+        let to = _mm256_mask_srli_epi32(to, above, to, 16);
+        _mm256_mask_blend_epi32(
+            split,
+            entry,
+            _mm256_and_si256(to, _mm256_set1_epi32(0xFFFF)),
         )
     }
 
@@ -441,15 +471,7 @@ impl<'t> Tree<'t> {
         _mm256_storeu_si256(branch.as_mut_ptr().cast(), at);
         _mm256_storeu_si256(entries.as_mut_ptr().cast(), entry);
         for l in (0..WIDTH).filter(|l| slow & (1 << l) != 0) {
-            let e = self.child(branch[l] >> GUIDE_BITS, w[l]);
-            let leaf = e & !LEAF;
-            entries[l] = if e < LEAF {
-                e
-            } else if e < SLOW && leaf < Entry::from(GUIDE_JUNK & !GUIDE_LEAF) {
-                Entry::from(GUIDE_LEAF) | leaf
-            } else {
-                Entry::from(GUIDE_SLOW)
-            };
+            entries[l] = guide_form(self.child(branch[l] >> GUIDE_BITS, w[l]));
         }
         _mm256_loadu_si256(entries.as_ptr().cast())
     }
