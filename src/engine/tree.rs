@@ -706,6 +706,7 @@ mod tests {
         memoise: bool,
         names: Vec<MetricName>,
         table: SuccessCount,
+        rare: SuccessCount,
     }
 
     #[derive(Clone, Copy)]
@@ -721,6 +722,10 @@ mod tests {
         /// it); one trial in eight ends after one draw, a few go on to a third draw, and some
         /// ask for a raw word: what a walk in rounds hands back to the tree.
         Rounds,
+        /// Two picks of three, then successes of 2 tests at 1/8, reported with the picks'
+        /// sum: paths whose picks differ but sum alike go on alike, except that a first pick
+        /// of 2 tells when both tests succeed (one trial in 64, so alike at first).
+        Sums,
         /// No draw at all.
         Fixed,
     }
@@ -739,6 +744,7 @@ mod tests {
                 memoise,
                 names,
                 table: SuccessCount::new(3, Fraction::new(1, 2)),
+                rare: SuccessCount::new(2, Fraction::new(1, 8)),
             }
         }
     }
@@ -762,6 +768,14 @@ mod tests {
             let (first, second) = match self.shape {
                 Shape::Fixed => (7, 0),
                 Shape::Wide => (draws.uniform(1000), draws.uniform(1000)),
+                Shape::Sums => {
+                    let first = draws.uniform(3);
+                    let sum = first + draws.uniform(3);
+                    match draws.count(&self.rare) {
+                        2 if first == 2 => (100 + sum, 2),
+                        third => (sum, third),
+                    }
+                }
                 Shape::Rounds => match draws.count(&self.table) {
                     0 => (0, 0),
                     first => {
@@ -808,6 +822,7 @@ mod tests {
             Shape::PartlyRaw,
             Shape::Wide,
             Shape::Rounds,
+            Shape::Sums,
             Shape::Fixed,
         ];
         for shape in shapes {
@@ -857,6 +872,71 @@ mod tests {
         }
     }
 
+    #[test]
+    fn every_guide_entry_draws_what_the_table_draws() {
+        // Picks of 97 put up to two results in a key, and sometimes more.
+        let trial = Shaped::new(Shape::Rounds, true);
+        let mut tree = Tree::new(&trial, 0, true);
+        let mut rng = crate::engine::stream::trial_stream(5);
+        let mut out = [0i64; 2];
+        for _ in 0..100_000 {
+            tree.walk(&trial, &mut (), &mut rng, &mut out);
+        }
+        assert!(tree.split_at.len() > 50, "keys told apart by a threshold");
+        let shift = 64 - GUIDE_BITS;
+        for (b, branch) in tree.branches.iter().enumerate() {
+            let by_table =
+                |w: u64| tree.children[branch.first as usize + branch.draw.result(w) as usize];
+            let mut words: Vec<u64> = (0..GUIDE_LEN as u64)
+                .flat_map(|key| [key << shift, (key << shift) | ((1 << shift) - 1)])
+                .collect();
+            for &t in &tree.split_at {
+                words.extend([t.wrapping_sub(1), t, t.wrapping_add(1)]);
+            }
+            words.extend((0..10_000).map(|_| rng.next_u64()));
+            for w in words {
+                assert_eq!(
+                    tree.child(b as Entry, w),
+                    by_table(w),
+                    "branch {b}, word {w:#x}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn branches_alike_share_a_guide() {
+        let trial = Shaped::new(Shape::Sums, true);
+        let mut tree = Tree::new(&trial, 0, true);
+        let mut rng = crate::engine::stream::trial_stream(6);
+        let mut plain = crate::engine::stream::trial_stream(6);
+        let (mut out, mut full) = ([0i64; 2], [0i64; 2]);
+        for i in 0..20_000 {
+            // While paths are still being found too: sharing must not change any trial.
+            tree.share_alike();
+            let row = match tree.walk(&trial, &mut (), &mut rng, &mut out) {
+                Walked::Leaf(leaf) => tree.row(leaf).to_vec(),
+                Walked::Played => out.to_vec(),
+            };
+            trial.play(0, &mut (), &mut Plain(&mut plain), &mut full);
+            assert_eq!(row, full, "trial {i}");
+        }
+        // The root, three branches after the first pick, nine after the second.
+        assert_eq!(tree.branches.len(), 13);
+        tree.share_alike();
+        let mut reached = std::collections::HashSet::new();
+        let mut todo = vec![tree.root];
+        while let Some(b) = todo.pop() {
+            if b < LEAF && reached.insert(b) {
+                let Branch { draw, first, .. } = tree.branches[b as usize];
+                todo.extend(&tree.children[first as usize..][..draw.outcomes()]);
+            }
+        }
+        // After the second pick only the sum matters, and whether the first pick was 2:
+        // sums 0 and 1 without, 4 with, 2 and 3 both ways.
+        assert_eq!(reached.len(), 1 + 3 + 7);
+    }
+
     /// The ways of walking lanes side by side this CPU has.
     fn walks() -> Vec<&'static str> {
         let mut walks = vec!["scalar"];
@@ -881,6 +961,8 @@ mod tests {
         T::Scratch: Default,
     {
         let scratch = &mut T::Scratch::default();
+        // As `play_lanes` does.
+        tree.share_alike();
         match walk {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: only named when the CPU has it (see `walks`).
@@ -892,7 +974,14 @@ mod tests {
     #[test]
     fn lanes_side_by_side_draw_what_lanes_one_by_one_draw() {
         for walk in walks() {
-            for shape in [Shape::Ladder, Shape::PartlyRaw, Shape::Wide, Shape::Rounds] {
+            let shapes = [
+                Shape::Ladder,
+                Shape::PartlyRaw,
+                Shape::Wide,
+                Shape::Rounds,
+                Shape::Sums,
+            ];
+            for shape in shapes {
                 side_by_side_as_one_by_one(walk, shape);
             }
         }
@@ -903,7 +992,7 @@ mod tests {
         // Uneven, with idle lanes: lanes that finish early keep stepping with the others.
         // Walks in rounds need every lane busy.
         let quota = match shape {
-            Shape::Rounds => std::array::from_fn(|j| 4000 + 61 * j as u64),
+            Shape::Rounds | Shape::Sums => std::array::from_fn(|j| 4000 + 61 * j as u64),
             _ => [
                 5000, 5000, 5000, 4999, 4999, 0, 4999, 2000, 3000, 5000, 4999, 0, 1, 5000, 4999,
                 4999,
