@@ -22,6 +22,12 @@ const _: () = assert!(GROUPS * WIDTH == LANES);
 /// All of a vector's lanes, as a mask.
 const ALL: __mmask8 = u8::MAX >> (8 - WIDTH);
 
+/// The tally: counters for leaves below `TALLY_LEAVES`, in `TALLY_COPIES` copies
+/// `TALLY_STRIDE` counters apart (see [`Tree::tally`]).
+const TALLY_LEAVES: usize = 1 << 15;
+const TALLY_COPIES: usize = 4;
+const TALLY_STRIDE: usize = TALLY_LEAVES + 64;
+
 /// Leaves buffered before they are counted: a few kilobytes, so they stay in cache.
 const BUFFERED: usize = 1024;
 
@@ -304,9 +310,7 @@ impl<'t> Tree<'t> {
             }
         }
         self.tally(&leaves[..buffered]);
-        if let Some(junk) = self.tally.get_mut(usize::from(GUIDE_JUNK & !GUIDE_LEAF)) {
-            *junk = 0;
-        }
+        self.take_tally(usize::from(GUIDE_JUNK & !GUIDE_LEAF));
         self.drain_tally(ended);
         let state = lanes.words_mut();
         for (g, group) in [first, second].iter().enumerate() {
@@ -394,12 +398,10 @@ impl<'t> Tree<'t> {
 
     /// Hands the leaves counted in the tally to `ended`, leaving the tally at zero.
     fn drain_tally(&mut self, ended: &mut Ended) {
-        let leaves = self.leaves().min(self.tally.len());
-        for (leaf, n) in self.tally[..leaves].iter_mut().enumerate() {
-            if *n > 0 {
-                ended
-                    .leaves
-                    .add(leaf as u32, 0, u64::from(std::mem::take(n)));
+        for leaf in 0..self.leaves().min(TALLY_LEAVES) {
+            let n = self.take_tally(leaf);
+            if n > 0 {
+                ended.leaves.add(leaf as u32, 0, n);
             }
         }
     }
@@ -437,18 +439,35 @@ impl<'t> Tree<'t> {
     }
 
     /// Counts one trial at each of `leaves` (guide entries' leaves, below 2^15), in 32-bit
-    /// counters packed together (a call plays a segment, far fewer than 2^32 trials): the
-    /// ones in use stay in the first-level cache beside the guides (counters spread over
-    /// cache lines measured 20% slower), and a fixed length needs no bounds checks.
+    /// counters packed together (a call plays a segment, far fewer than 2^32 trials), so the
+    /// ones in use stay in the first-level cache beside the guides. Leaves in turn go to one
+    /// of four copies of the counters, so that a leaf met twice in a row does not wait on its
+    /// own increment; the copies are 256 bytes apart modulo 4 KiB, as loads wait on stores to
+    /// addresses equal modulo 4 KiB (copies a multiple of 4 KiB apart were slower than one).
+    /// A fixed length needs no bounds checks.
     fn tally(&mut self, leaves: &[u32]) {
-        const LEAVES: usize = 1 << 15;
-        if self.tally.len() != LEAVES {
-            self.tally = vec![0; LEAVES];
+        self.tally.resize(TALLY_COPIES * TALLY_STRIDE, 0);
+        let tally: &mut [u32; TALLY_COPIES * TALLY_STRIDE] =
+            (&mut self.tally[..]).try_into().expect("sized above");
+        let mut quads = leaves.chunks_exact(TALLY_COPIES);
+        for quad in &mut quads {
+            for (copy, &leaf) in quad.iter().enumerate() {
+                tally[copy * TALLY_STRIDE + leaf as usize % TALLY_LEAVES] += 1;
+            }
         }
-        let tally: &mut [u32; LEAVES] = (&mut self.tally[..]).try_into().expect("sized above");
-        for &leaf in leaves {
-            tally[leaf as usize % LEAVES] += 1;
+        for &leaf in quads.remainder() {
+            tally[leaf as usize % TALLY_LEAVES] += 1;
         }
+    }
+
+    /// Takes leaf `leaf`'s count out of the tally's copies.
+    fn take_tally(&mut self, leaf: usize) -> u64 {
+        self.tally
+            .iter_mut()
+            .skip(leaf)
+            .step_by(TALLY_STRIDE)
+            .map(|n| u64::from(std::mem::take(n)))
+            .sum()
     }
 
     /// The entries of the lanes of `slow` through their branch's table, where the guide
