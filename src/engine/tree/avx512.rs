@@ -351,10 +351,11 @@ impl<'t> Tree<'t> {
         // calls end here.
         let mut irregular: __mmask8 = 0;
         for l in (0..WIDTH).filter(|l| went.odd & (1 << l) != 0) {
-            let e = guide_form(self.child(at[l] >> GUIDE_BITS, words[l]));
-            if e != Entry::from(GUIDE_SLOW) && (e & Entry::from(GUIDE_LEAF) != 0) == went.last {
-                entries[l] = e;
-            } else {
+            let e = self.child(at[l] >> GUIDE_BITS, words[l]);
+            entries[l] = guide_form(e);
+            if entries[l] == Entry::from(GUIDE_SLOW)
+                || (entries[l] & Entry::from(GUIDE_LEAF) != 0) != went.last
+            {
                 irregular |= 1 << l;
             }
         }
@@ -369,12 +370,20 @@ impl<'t> Tree<'t> {
         }
         for l in (0..WIDTH).filter(|l| irregular & (1 << l) != 0) {
             let mut rng = LaneState(std::array::from_fn(|i| state[i][l]));
-            for _ in 0..went.step {
-                rng.back();
-            }
-            match self.walk(trial, scratch, &mut rng, out) {
-                Walked::Leaf(leaf) => ended.leaves.add(leaf, g * WIDTH + l, 1),
-                Walked::Played => ended.played.extend_from_slice(out),
+            let lane = g * WIDTH + l;
+            if entries[l] != Entry::from(GUIDE_SLOW) && !went.last {
+                // The trial ended early, at a leaf: the lane stands where it ended.
+                ended
+                    .leaves
+                    .add(entries[l] & !Entry::from(GUIDE_LEAF), lane, 1);
+            } else {
+                for _ in 0..went.step {
+                    rng.back();
+                }
+                match self.walk(trial, scratch, &mut rng, out) {
+                    Walked::Leaf(leaf) => ended.leaves.add(leaf, lane, 1),
+                    Walked::Played => ended.played.extend_from_slice(out),
+                }
             }
             for _ in went.step..went.depth {
                 rng.back();
