@@ -364,25 +364,31 @@ impl<'t> Tree<'t> {
     }
 
     /// The child of branch `branch` that word `w` draws.
-    #[inline]
+    #[inline(always)]
     fn child(&self, branch: Entry, w: u64) -> Entry {
-        let by_table = || {
-            let b = &self.branches[branch as usize];
-            self.children[b.first as usize + b.draw.result(w) as usize]
-        };
         match self.guides[(branch as usize) << GUIDE_BITS | (w >> (64 - GUIDE_BITS)) as usize] {
-            GUIDE_SLOW => by_table(),
-            g if g >= GUIDE_SPLIT => {
-                let j = usize::from(g - GUIDE_SPLIT);
-                let to = self.split_to[j];
-                from_guide(if w >= self.split_at[j] {
-                    to >> 16
-                } else {
-                    to & 0xFFFF
-                })
-            }
-            g => from_guide(Entry::from(g)),
+            g if g < GUIDE_SPLIT => from_guide(Entry::from(g)),
+            g => self.child_past(branch, w, g),
         }
+    }
+
+    /// [`child`](Self::child) where the guide entry `g` is a split or says nothing: out of
+    /// line, so the common case inlines into the walks (with splits handled in `child`, the
+    /// compiler stopped inlining it: the scalar walk took 1.30 s against 1.02 s, composite
+    /// 1e8 trials on one thread).
+    #[inline(never)]
+    fn child_past(&self, branch: Entry, w: u64, g: GuideEntry) -> Entry {
+        if g == GUIDE_SLOW {
+            let b = &self.branches[branch as usize];
+            return self.children[b.first as usize + b.draw.result(w) as usize];
+        }
+        let j = usize::from(g - GUIDE_SPLIT);
+        let to = self.split_to[j];
+        from_guide(if w >= self.split_at[j] {
+            to >> 16
+        } else {
+            to & 0xFFFF
+        })
     }
 
     /// Plays the trial in full, replaying the words already drawn, and remembers its path.
