@@ -2,14 +2,19 @@
 //!
 //! Each vector steps its eight xoshiro256++ lanes in registers, gathers the eight guide
 //! entries its words' top bits pick, and moves every lane one node on, with no branch on any
-//! lane's result: a lane that reaches a leaf writes the leaf to a buffer (counted later),
-//! notes its state as the start of its next trial, and goes back to the root. Two vectors
-//! are in flight so one's gathers overlap the other's (in a standalone model of the
-//! composite scenario, one vector of eight lanes took 3.8 ns a trial, two 2.7 ns, and one
-//! vector of sixteen 3.3 ns). Lanes whose guide entry is not a node (a key that does not
-//! decide the draw, a result never seen, a node that does not fit in a guide entry) leave
-//! the vectors for [`Tree::child`] or [`Tree::discover`], as in the scalar walk, so both
-//! walks give the same results (see the tests).
+//! lane's result: a lane that reaches a leaf writes the leaf to a buffer (counted later) and
+//! goes back to the root. Two vectors are in flight so one's gathers overlap the other's (in
+//! a standalone model of the composite scenario, one vector of eight lanes took 3.8 ns a
+//! trial, two 2.7 ns, and one vector of sixteen 3.3 ns; four vectors of four lanes were
+//! slower than two of eight, in both walks below). Lanes whose guide entry is not a node (a
+//! key the guide cannot decide, a result never seen, a node that does not fit in a guide
+//! entry) leave the vectors for [`Tree::child`] or [`Tree::discover`], as in the scalar walk,
+//! so both walks give the same results (see the tests). A lane that needs its trial replayed
+//! finds the trial's start by stepping its generator back as many words as the trial has
+//! drawn ([`LaneState::back`]), instead of every lane keeping its start.
+//!
+//! Where nearly all trials make the same number of draws, [`Tree::play_rounds`] walks them
+//! in rounds first; the walk above plays what is left of each lane's quota.
 
 use super::*;
 use std::arch::x86_64::*;
