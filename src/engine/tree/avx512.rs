@@ -456,9 +456,9 @@ impl<'t> Tree<'t> {
     /// counters packed together (a call plays a segment, far fewer than 2^32 trials), so the
     /// ones in use stay in the first-level cache beside the guides. Leaves in turn go to one
     /// of four copies of the counters, so that a leaf met twice in a row does not wait on its
-    /// own increment; the copies are 256 bytes apart modulo 4 KiB, as loads wait on stores to
-    /// addresses equal modulo 4 KiB (copies a multiple of 4 KiB apart were slower than one).
-    /// A fixed length needs no bounds checks.
+    /// own increment (composite scenario, 2e8 trials on one thread: 0.59 s against 0.61 s
+    /// with one copy); the copies are 256 bytes apart modulo 4 KiB, as a load may wait on an
+    /// earlier store to an address equal modulo 4 KiB. A fixed length needs no bounds checks.
     fn tally(&mut self, leaves: &[u32]) {
         self.tally.resize(TALLY_COPIES * TALLY_STRIDE, 0);
         let tally: &mut [u32; TALLY_COPIES * TALLY_STRIDE] =
