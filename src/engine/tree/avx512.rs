@@ -215,12 +215,14 @@ impl<'t> Tree<'t> {
     /// Every lane starts a round at the root and is expected to end its trial at a leaf at
     /// the round's last step. So the round's first lookup waits on nothing, and the checks
     /// are whether each step met what was expected: no per-lane bookkeeping of where trials
-    /// ended. A lane whose trial goes otherwise (it ends early or goes on, its key does not
-    /// decide the draw and the table says otherwise, or a result is new) is played outside
-    /// the vectors from its trial's start with [`Tree::walk`]; its state is then set back as
-    /// many words as the round has left to draw, and its lookups for the rest of the round
-    /// are overridden, ending at [`GUIDE_JUNK`], which is not counted. Either way each lane
-    /// plays its trials on its own words, in order, so results are those of the plain path.
+    /// ended. Splits are decided in the vectors; keys the guide cannot decide go to the
+    /// branch's table ([`Tree::round_off`]). A lane whose trial still goes otherwise is
+    /// finished outside the vectors: a trial that ended early is counted at its leaf, one
+    /// that goes on or meets a result never seen is played from its start with
+    /// [`Tree::walk`]. Its state is then set back as many words as the round has left to
+    /// draw, and its lookups for the rest of the round are overridden, ending at
+    /// [`GUIDE_JUNK`], which is not counted. Either way each lane plays its trials on its own
+    /// words, in order, so results are those of the plain path.
     #[allow(clippy::too_many_arguments)]
     #[target_feature(enable = "avx512f,avx512vl,avx2,popcnt")]
     unsafe fn play_rounds<T: Trial>(
@@ -315,7 +317,9 @@ impl<'t> Tree<'t> {
             }
         }
         self.tally(&leaves[..buffered]);
-        self.take_tally(usize::from(GUIDE_JUNK & !GUIDE_LEAF));
+        // Overridden lanes ended their rounds at the junk leaf: their trials were counted
+        // where they were finished.
+        let _overridden = self.take_tally(usize::from(GUIDE_JUNK & !GUIDE_LEAF));
         self.drain_tally(ended);
         let state = lanes.words_mut();
         for (g, group) in [first, second].iter().enumerate() {
