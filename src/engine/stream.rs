@@ -139,6 +139,7 @@ impl LaneState {
     /// Steps the generator back one word: the state from which the next word drawn is the
     /// one last drawn. Lets a walk replay a trial from its current state and its depth
     /// instead of keeping every trial's start.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn back(&mut self) {
         // xoshiro256's step is invertible: undo its lines in reverse order. s1 comes out of
         // `s1 ^ (s1 << 17) = x`, which the shifts below solve.

@@ -354,6 +354,7 @@ impl<'t> Tree<'t> {
 
     /// The number of draws after which trials end, when nearly all of them do so after the
     /// same number (at least two): then lanes can walk in rounds (`play_rounds`, with AVX-512).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(super) fn common_depth(&self) -> Option<u32> {
         let (depth, &mass) = self
             .depth_mass

@@ -320,7 +320,7 @@ impl<'t> Tree<'t> {
         // Overridden lanes ended their rounds at the junk leaf: their trials were counted
         // where they were finished.
         let _overridden = self.take_tally(usize::from(GUIDE_JUNK & !GUIDE_LEAF));
-        self.drain_tally(ended);
+        // The rest of the tally is handed over once, after the walk that follows.
         let state = lanes.words_mut();
         for (g, group) in [first, second].iter().enumerate() {
             for (word, &v) in state.iter_mut().zip(group) {
