@@ -515,6 +515,27 @@ fn misspelt_card_effect_key_suggests_the_key() {
             "allowed here: type, kinds, count, clones",
         ],
     );
+    let e = fails(&CARDS.replace("effects = ", "efects = "), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "line 12",
+            "key `cards.card.stop.efects`",
+            "unknown key \"efects\"",
+            "(did you mean \"effects\"?)",
+            "allowed here: id, name, kind, value, effects, note",
+        ],
+    );
+    let e = fails(CARDS, &["--set", "cards.turn=2"]);
+    says(
+        &e,
+        &[
+            "setting `cards.turn=2`",
+            "key `cards.turn`",
+            "(did you mean \"turns\"?)",
+        ],
+    );
     let e = fails(
         &CARDS.replace("type = \"cancel\"", "type = \"cancle\""),
         &[],

@@ -4,15 +4,16 @@
 //! overrides to it), so it is walked by hand rather than deserialized: that way every error
 //! names the exact key path (`cards.players.A.plays[0][1]`, `card.obesite.effects[0].kinds`),
 //! the bad value and what is allowed. A card-set file is read and parsed here too; its
-//! syntax errors carry the parser's line and column, its other errors name the set file and
-//! the card's key.
+//! syntax errors and misspelt keys carry the line and column, its other errors name the set
+//! file and the card's key.
 
 use super::data::*;
 use super::orderings;
+use crate::config::keys::{check_text, names};
 use crate::config::suggest::{hint, quoted, unknown_id, unknown_value};
 use crate::config::{
     array, boolean, integer, is_identifier, known_keys, one_of, shown, string, table, At,
-    ConfigError,
+    ConfigError, Key, Shape,
 };
 use std::collections::HashMap;
 use std::path::Path;
@@ -31,6 +32,32 @@ const MAX_CARDS: usize = 4_096;
 pub const MAX_ARMS: usize = 4_096;
 /// Metrics over all arms: the engine keeps a 256-trial column of each per worker.
 pub const MAX_METRICS: usize = 32_768;
+
+/// The keys of a card, in a set file's `[[card]]` or a scenario's `[[cards.card]]`. An
+/// effect's keys depend on its type and are checked as it is read.
+const CARD: &[Key] = &[
+    ("id", Shape::Value),
+    ("name", Shape::Value),
+    ("kind", Shape::Value),
+    ("value", Shape::Value),
+    ("effects", Shape::Value),
+    ("note", Shape::Value),
+];
+
+/// A card-set file.
+const SET_FILE: &[Key] = &[("card", Shape::ById(CARD, None))];
+
+/// The keys of a scenario's `[cards]` section. The scenario loader checks its text against
+/// them (so a misspelt key gets its line); reading checks them again, for keys that came
+/// from `--set`. Players are left to the reading, which speaks of them as players.
+pub(crate) const SECTION: &[Key] = &[
+    ("set", Shape::Value),
+    ("card", Shape::ById(CARD, None)),
+    ("cards_per_turn", Shape::Value),
+    ("turns", Shape::Value),
+    ("initiative", Shape::Value),
+    ("players", Shape::Any),
+];
 
 /// A card as written, before its effects' kinds are checked against the whole game.
 #[derive(Debug, Clone)]
@@ -164,11 +191,7 @@ fn drafts(at: &At, v: &Value) -> Result<Vec<Draft>> {
         }
         // Keys by id from here on, as `--set` addresses them.
         let card_at = at.child(id);
-        known_keys(
-            &card_at,
-            t,
-            &["id", "name", "kind", "value", "effects", "note"],
-        )?;
+        known_keys(&card_at, t, &names(CARD))?;
         if let Some(prev) = out.iter().find(|d| d.id == id) {
             return Err(card_at.child("id").err(format!(
                 "id {} is used by two cards here ({} and {}); ids must be unique",
@@ -247,12 +270,13 @@ fn set_file(scenario: &At, v: &Value) -> Result<Vec<Draft>> {
             quoted(name)
         ))
     })?;
+    check_text(&shown_path, &text, SET_FILE)?;
     let root: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Syntax {
         file: shown_path.clone(),
         message: e.to_string(),
     })?;
     let file = At::root(&shown_path);
-    known_keys(&file, &root, &["card"])?;
+    known_keys(&file, &root, &names(SET_FILE))?;
     match root.get("card") {
         None => Err(file
             .child("card")
@@ -455,11 +479,13 @@ fn player(at: &At, v: &Value, ids: &Ids, cards_per_turn: usize, turns: u32) -> R
             }
             Plays::Enumerate
         }
-        Value::String(s) => return Err(pat.err(format!(
+        Value::String(s) => {
+            return Err(pat.err(format!(
             "unknown value {}{}; allowed: a list of card ids per turn, \"random\" or \"enumerate\"",
             quoted(s),
             hint(s, &["random", "enumerate"])
-        ))),
+        )))
+        }
         Value::Array(list) => {
             if list.len() != turns as usize {
                 return Err(pat.err(format!(
@@ -505,18 +531,7 @@ fn player(at: &At, v: &Value, ids: &Ids, cards_per_turn: usize, turns: u32) -> R
 pub fn game(file: &str, cards: &Value) -> Result<CardGame> {
     let root = At::root(file).child("cards");
     let t = table(&root, cards, "a [cards] table")?;
-    known_keys(
-        &root,
-        t,
-        &[
-            "set",
-            "card",
-            "cards_per_turn",
-            "turns",
-            "initiative",
-            "players",
-        ],
-    )?;
+    known_keys(&root, t, &names(SECTION))?;
     let from_set = match t.get("set") {
         None => Vec::new(),
         Some(v) => set_file(&root, v)?,

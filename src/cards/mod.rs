@@ -20,6 +20,7 @@ pub mod resolve;
 pub mod zones;
 
 pub use data::{CardGame, CardIx, Choose, Effect, Initiative, KindSet, Plays, Zone};
+pub(crate) use load::SECTION as SECTION_KEYS;
 pub use plan::{CardPlan, GameLog, TurnLog};
 pub use resolve::{Event, Origin};
 

@@ -31,6 +31,11 @@ pub enum Shape {
     Any,
 }
 
+/// The key names of `keys`, in order: what is allowed in that table.
+pub fn names(keys: &[Key]) -> Vec<&'static str> {
+    keys.iter().map(|(k, _)| *k).collect()
+}
+
 /// Checks every key of the TOML `text` against `root`: the first unknown key is an error
 /// naming its key path, line and column, with the nearest allowed key when one is near.
 /// Text that does not parse passes: the caller's parser reports the syntax error.
@@ -41,14 +46,11 @@ pub fn check_text(file: &str, text: &str, root: &'static [Key]) -> Result<(), Co
     let Node::Table(entries) = &tree else {
         return Ok(());
     };
-    walk_table(entries, root, "").map_err(|(key, bad, allowed, span)| {
-        let names: Vec<&str> = allowed.iter().map(|(k, _)| *k).collect();
-        ConfigError::Invalid {
-            file: file.to_string(),
-            key,
-            problem: unknown_key(&bad, &names),
-            place: Some(Box::new(Place::of(text, span))),
-        }
+    walk_table(entries, root, "").map_err(|(key, bad, allowed, span)| ConfigError::Invalid {
+        file: file.to_string(),
+        key,
+        problem: unknown_key(&bad, &names(allowed)),
+        place: Some(Box::new(Place::of(text, span))),
     })
 }
 
@@ -65,11 +67,10 @@ pub fn check_path(path: &[String], root: &'static [Key]) -> Result<(), String> {
         }
         walked.push_str(part);
         let Some((_, shape)) = keys.iter().find(|(k, _)| k == part) else {
-            let names: Vec<&str> = keys.iter().map(|(k, _)| *k).collect();
             return Err(format!(
                 "key `{}`: {}",
                 clip_line(&walked),
-                unknown_key(part, &names)
+                unknown_key(part, &names(keys))
             ));
         };
         keys = match shape {

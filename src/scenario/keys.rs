@@ -76,8 +76,8 @@ const STEP: &[Key] = &[
 
 const CHOICE: &[Key] = &[("id", Value), ("steps", ById(STEP, Some("step")))];
 
-/// The whole file. `[sweep]` keys are key paths, checked when applied; `[cards]` is checked
-/// by the card loader.
+/// The whole file. `[sweep]` keys are key paths, checked when applied; the `[cards]` keys are
+/// the card loader's.
 const FILE: &[Key] = &[
     ("scenario", Table(META)),
     ("options", Table(OPTIONS)),
@@ -86,7 +86,7 @@ const FILE: &[Key] = &[
     ("step", ById(STEP, Some("step"))),
     ("choice", ById(CHOICE, None)),
     ("sweep", Any),
-    ("cards", Any),
+    ("cards", Table(crate::cards::SECTION_KEYS)),
 ];
 
 /// Checks the keys of a scenario's text; see [`check_text`].
@@ -141,6 +141,10 @@ mod tests {
         let theirs = serde_fields(path);
         assert_eq!(ours, theirs, "keys at {path:?}");
         for (key, shape) in keys {
+            // serde takes `[cards]` whole; the card loader reads it with the same key tree.
+            if path.is_empty() && *key == "cards" {
+                continue;
+            }
             if let Table(inner) | ById(inner, _) | ByIndex(inner) = shape {
                 path.push((key, *shape));
                 compare(path, inner);
