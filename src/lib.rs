@@ -9,6 +9,7 @@
 pub mod app;
 pub mod cards;
 pub mod cli;
+pub mod config;
 pub mod dice;
 pub mod engine;
 pub mod exact;

@@ -140,7 +140,7 @@ fn baseline_runs_and_writes_its_tables() {
     assert!(tmp.path().join("out/summary.csv").is_file());
 }
 
-// ---- TOML syntax, unknown keys and types: the parser's message carries the line ----
+// ---- TOML syntax, unknown keys and types: the message carries the line ----
 
 #[test]
 fn unknown_top_level_key() {
@@ -148,7 +148,13 @@ fn unknown_top_level_key() {
     names_file(&e);
     says(
         &e,
-        &["line 18", "extras", "expected one of", "scenario", "unit"],
+        &[
+            "line 18",
+            "key `extras`",
+            "unknown key \"extras\"",
+            "allowed here: scenario, options",
+            "unit",
+        ],
     );
 }
 
@@ -156,7 +162,16 @@ fn unknown_top_level_key() {
 fn unknown_key_inside_a_unit() {
     let e = fails(&insert_after("alive = 4", "colour = \"red\""), &[]);
     names_file(&e);
-    says(&e, &["line 13", "colour", "expected one of", "resolve"]);
+    says(
+        &e,
+        &[
+            "line 13",
+            "unit.wardens.colour",
+            "unknown key \"colour\"",
+            "allowed here: id, side",
+            "resolve",
+        ],
+    );
 }
 
 #[test]
@@ -308,7 +323,7 @@ fn unknown_rule() {
         &[
             "unit.wardens.rules",
             "\"fearless\"",
-            "known rules: call_of_the_masters",
+            "allowed: \"call_of_the_masters\"",
         ],
     );
 }
@@ -322,7 +337,7 @@ fn unknown_formation_kind() {
         &[
             "unit.wardens.formation.kind",
             "\"wedge\"",
-            "allowed: line, grid",
+            "allowed: \"line\", \"grid\"",
         ],
     );
 }
@@ -345,7 +360,7 @@ fn unknown_command() {
         &[
             "step.step1.command",
             "\"charge\"",
-            "allowed: rally, shoot, run",
+            "allowed: \"rally\", \"shoot\", \"run\"",
         ],
     );
 }
@@ -416,6 +431,255 @@ fn round_going_backwards() {
     );
 }
 
+// ---- did you mean: a misspelt key, name or id gets the one it was probably meant to be ----
+
+/// A card-game scenario: B's `stop` cancels A's `charge`.
+const CARDS: &str = r#"[scenario]
+name = "c"
+trials = 1000
+[cards]
+cards_per_turn = 1
+[[cards.card]]
+id = "charge"
+kind = "action"
+[[cards.card]]
+id = "stop"
+kind = "sort"
+effects = [{ type = "cancel", kinds = ["action"], count = 1 }]
+[cards.players.A]
+plays = [["charge"]]
+[cards.players.B]
+plays = [["stop"]]
+"#;
+
+#[test]
+fn card_baseline_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("good.toml"), CARDS).unwrap();
+    let out = rollcall(tmp.path(), &["check", "good.toml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
+fn misspelt_unit_key_suggests_the_key() {
+    let e = fails(&replace("resolve = ", "reslove = "), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "line 13",
+            "key `unit.wardens.reslove`",
+            "unknown key \"reslove\"",
+            "(did you mean \"resolve\"?)",
+            "allowed here: id, side",
+            "13 | reslove = \"d6>=4\"",
+        ],
+    );
+}
+
+#[test]
+fn misspelt_option_and_section_keys_suggest_the_key() {
+    let e = fails(&format!("{BASELINE}[options.rally]\nchian = true\n"), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "line 19",
+            "key `options.rally.chian`",
+            "\"chian\"",
+            "(did you mean \"chain\"?)",
+        ],
+    );
+    let e = fails(&replace("[battlefield]", "[battlefeld]"), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "line 5",
+            "key `battlefeld`",
+            "(did you mean \"battlefield\"?)",
+        ],
+    );
+}
+
+#[test]
+fn misspelt_card_effect_key_suggests_the_key() {
+    let e = fails(&CARDS.replace("count = 1", "cuont = 1"), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "key `cards.card.stop.effects[0].cuont`",
+            "unknown key \"cuont\"",
+            "(did you mean \"count\"?)",
+            "allowed here: type, kinds, count, clones",
+        ],
+    );
+    let e = fails(&CARDS.replace("effects = ", "efects = "), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "line 12",
+            "key `cards.card.stop.efects`",
+            "unknown key \"efects\"",
+            "(did you mean \"effects\"?)",
+            "allowed here: id, name, kind, value, effects, note",
+        ],
+    );
+    let e = fails(CARDS, &["--set", "cards.turn=2"]);
+    says(
+        &e,
+        &[
+            "setting `cards.turn=2`",
+            "key `cards.turn`",
+            "(did you mean \"turns\"?)",
+        ],
+    );
+    let e = fails(
+        &CARDS.replace("type = \"cancel\"", "type = \"cancle\""),
+        &[],
+    );
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "key `cards.card.stop.effects[0].type`",
+            "unknown effect type \"cancle\"",
+            "(did you mean \"cancel\"?)",
+            "allowed: \"cancel\", \"call\", \"clone\"",
+        ],
+    );
+    let e = fails(&CARDS.replace("[[\"stop\"]]", "[[\"stpo\"]]"), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "key `cards.players.B.plays[0][0]`",
+            "unknown card \"stpo\"",
+            "(did you mean \"stop\"?)",
+            "cards are: charge, stop",
+        ],
+    );
+}
+
+#[test]
+fn misspelt_command_suggests_the_command() {
+    let e = fails(&replace("command = \"rally\"", "command = \"raly\""), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "key `step.step1.command`",
+            "unknown command \"raly\"",
+            "(did you mean \"rally\"?)",
+            "allowed: \"rally\", \"shoot\", \"run\"",
+        ],
+    );
+}
+
+#[test]
+fn misspelt_unit_id_in_a_step_target_suggests_the_unit() {
+    let toml = with_raiders("red", "[[40.0, 40.0], [42.0, 40.0]]")
+        .replace("command = \"rally\"", "command = \"shoot\"\ntarget = \"raider\"")
+        .replace(
+            "resolve = \"d6>=4\"\nformation",
+            "resolve = \"d6>=4\"\nweapon = { attacks = 1, hit = \"d6>=4\", range = 24.0 }\nformation",
+        );
+    let e = fails(&toml, &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "key `step.step1.target`",
+            "unknown unit \"raider\"",
+            "(did you mean \"raiders\"?)",
+            "units are: raiders, wardens",
+        ],
+    );
+    let e = fails(&replace("unit = \"wardens\"", "unit = \"warden\""), &[]);
+    says(
+        &e,
+        &[
+            "key `step.step1.unit`",
+            "\"warden\"",
+            "(did you mean \"wardens\"?)",
+        ],
+    );
+}
+
+#[test]
+fn misspelt_response_and_formation_suggest_the_name() {
+    let e = fails(&insert_after("alive = 4", "response = \"defnd\""), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "key `unit.wardens.response`",
+            "unknown response \"defnd\"",
+            "(did you mean \"defend\"?)",
+            "allowed: \"none\", \"defend\", \"covering_fire\", \"random\"",
+        ],
+    );
+    let e = fails(&replace("kind = \"line\"", "kind = \"lin\""), &[]);
+    says(
+        &e,
+        &[
+            "key `unit.wardens.formation.kind`",
+            "\"lin\"",
+            "(did you mean \"line\"?)",
+        ],
+    );
+}
+
+#[test]
+fn misspelt_set_key_paths_suggest_the_key_and_the_id() {
+    let e = fails(BASELINE, &["--set", "unit.wardens.alvie=3"]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "setting `unit.wardens.alvie=3`",
+            "key `unit.wardens.alvie`",
+            "unknown key \"alvie\"",
+            "(did you mean \"alive\"?)",
+        ],
+    );
+    let e = fails(BASELINE, &["--set", "unit.wardns.alive=3"]);
+    says(
+        &e,
+        &[
+            "setting `unit.wardns.alive=3`",
+            "\"wardns\"",
+            "(did you mean \"wardens\"?)",
+            "ids are: wardens",
+        ],
+    );
+    let e = fails(BASELINE, &["--set", "optons.spill=true"]);
+    says(&e, &["key `optons`", "(did you mean \"options\"?)"]);
+    let toml = format!("{BASELINE}[sweep]\n\"unit.wardens.sizee\" = [2, 3]\n");
+    let e = fails(&toml, &[]);
+    says(
+        &e,
+        &["setting `unit.wardens.sizee=2`", "(did you mean \"size\"?)"],
+    );
+}
+
+#[test]
+fn long_values_are_clipped_in_messages() {
+    let long = "x".repeat(5000);
+    for toml in [
+        replace("name = \"t\"", &format!("name = \"a b{long}\"")),
+        replace("size = 10", &format!("size = \"{long}\"")),
+        replace("command = \"rally\"", &format!("command = \"{long}\"")),
+        replace("resolve = ", &format!("{long} = ")),
+    ] {
+        let e = fails(&toml, &[]);
+        names_file(&e);
+        assert!(e.len() < 1000 && e.contains('…'), "{} bytes:\n{e}", e.len());
+    }
+}
+
 // ---- --set overrides: checked exactly like keys in the file ----
 
 #[test]
@@ -460,7 +724,14 @@ fn set_value_of_the_wrong_type_names_the_setting() {
 fn set_unknown_key_names_the_setting() {
     let e = fails(BASELINE, &["--set", "unit.wardens.colour=3"]);
     names_file(&e);
-    says(&e, &["unit.wardens.colour=3", "colour", "expected one of"]);
+    says(
+        &e,
+        &[
+            "unit.wardens.colour=3",
+            "unknown key \"colour\"",
+            "allowed here: id, side",
+        ],
+    );
 }
 
 #[test]
@@ -595,7 +866,7 @@ fn check_on_a_bad_file_exits_2() {
             "bad.toml",
             "step.step1.command",
             "\"charge\"",
-            "allowed: rally, shoot, run",
+            "allowed: \"rally\", \"shoot\", \"run\"",
         ],
     );
 }

@@ -4,17 +4,22 @@
 //! overrides to it), so it is walked by hand rather than deserialized: that way every error
 //! names the exact key path (`cards.players.A.plays[0][1]`, `card.obesite.effects[0].kinds`),
 //! the bad value and what is allowed. A card-set file is read and parsed here too; its
-//! syntax errors carry the parser's line and column, its other errors name the set file and
-//! the card's key.
+//! syntax errors and misspelt keys carry the line and column, its other errors name the set
+//! file and the card's key.
 
 use super::data::*;
 use super::orderings;
-use crate::scenario::ScenarioError;
+use crate::config::keys::{check_text, names};
+use crate::config::suggest::{hint, quoted, unknown_id, unknown_value};
+use crate::config::{
+    array, boolean, integer, is_identifier, known_keys, one_of, shown, string, table, At,
+    ConfigError, Key, Shape,
+};
 use std::collections::HashMap;
 use std::path::Path;
 use toml::Value;
 
-type Result<T> = std::result::Result<T, ScenarioError>;
+type Result<T> = std::result::Result<T, ConfigError>;
 
 const MAX_CARDS_PER_TURN: i64 = 16;
 const MAX_TURNS: i64 = 1_000;
@@ -28,156 +33,31 @@ pub const MAX_ARMS: usize = 4_096;
 /// Metrics over all arms: the engine keeps a 256-trial column of each per worker.
 pub const MAX_METRICS: usize = 32_768;
 
-/// A place in a file, for messages: the file and a key path.
-#[derive(Debug, Clone)]
-struct At {
-    file: String,
-    key: String,
-}
+/// The keys of a card, in a set file's `[[card]]` or a scenario's `[[cards.card]]`. An
+/// effect's keys depend on its type and are checked as it is read.
+const CARD: &[Key] = &[
+    ("id", Shape::Value),
+    ("name", Shape::Value),
+    ("kind", Shape::Value),
+    ("value", Shape::Value),
+    ("effects", Shape::Value),
+    ("note", Shape::Value),
+];
 
-impl At {
-    fn child(&self, k: &str) -> At {
-        At {
-            file: self.file.clone(),
-            key: if self.key.is_empty() {
-                k.to_string()
-            } else {
-                format!("{}.{k}", self.key)
-            },
-        }
-    }
+/// A card-set file.
+const SET_FILE: &[Key] = &[("card", Shape::ById(CARD, None))];
 
-    fn index(&self, i: usize) -> At {
-        At {
-            file: self.file.clone(),
-            key: format!("{}[{i}]", self.key),
-        }
-    }
-
-    fn err(&self, problem: impl Into<String>) -> ScenarioError {
-        ScenarioError::Invalid {
-            file: self.file.clone(),
-            key: self.key.clone(),
-            problem: problem.into(),
-        }
-    }
-}
-
-/// The value as a message quotes it: `the string "two"`, `the integer 3`, `a table`.
-fn shown(v: &Value) -> String {
-    match v {
-        Value::String(s) => format!("the string \"{s}\""),
-        Value::Integer(i) => format!("the integer {i}"),
-        Value::Float(f) => format!("the number {f}"),
-        Value::Boolean(b) => format!("the boolean {b}"),
-        Value::Datetime(d) => format!("the date {d}"),
-        Value::Array(_) => "a list".into(),
-        Value::Table(_) => "a table".into(),
-    }
-}
-
-fn table<'v>(at: &At, v: &'v Value, what: &str) -> Result<&'v toml::Table> {
-    v.as_table()
-        .ok_or_else(|| at.err(format!("expected {what}, found {}", shown(v))))
-}
-
-fn array<'v>(at: &At, v: &'v Value, what: &str) -> Result<&'v [Value]> {
-    v.as_array()
-        .map(Vec::as_slice)
-        .ok_or_else(|| at.err(format!("expected {what}, found {}", shown(v))))
-}
-
-fn string<'v>(at: &At, v: &'v Value, what: &str) -> Result<&'v str> {
-    v.as_str()
-        .ok_or_else(|| at.err(format!("expected {what}, found {}", shown(v))))
-}
-
-fn integer(at: &At, v: &Value, min: i64, max: i64) -> Result<i64> {
-    match v.as_integer() {
-        Some(i) if (min..=max).contains(&i) => Ok(i),
-        _ => Err(at.err(format!(
-            "{} must be a whole number from {min} to {max}",
-            match v {
-                Value::Integer(i) => i.to_string(),
-                other => shown(other),
-            }
-        ))),
-    }
-}
-
-fn boolean(at: &At, v: &Value) -> Result<bool> {
-    v.as_bool()
-        .ok_or_else(|| at.err(format!("expected true or false, found {}", shown(v))))
-}
-
-/// Rejects keys outside `allowed`, naming them all.
-fn known_keys(at: &At, t: &toml::Table, allowed: &[&str]) -> Result<()> {
-    match t.keys().find(|k| !allowed.contains(&k.as_str())) {
-        None => Ok(()),
-        Some(k) => Err(at.child(k).err(format!(
-            "unknown key \"{k}\"; allowed here: {}",
-            allowed.join(", ")
-        ))),
-    }
-}
-
-/// One of `names`, by name.
-fn one_of<T: Copy>(at: &At, v: &Value, names: &[(T, &str)]) -> Result<T> {
-    let list = || {
-        names
-            .iter()
-            .map(|(_, n)| format!("\"{n}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let s = string(at, v, &format!("one of {}", list()))?;
-    names
-        .iter()
-        .find(|(_, n)| *n == s)
-        .map(|(t, _)| *t)
-        .ok_or_else(|| at.err(format!("unknown value \"{s}\"; allowed: {}", list())))
-}
-
-fn is_identifier(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
-/// Edit distance, to suggest the id a typo meant.
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diag = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let next = (diag + usize::from(ca != cb))
-                .min(row[j] + 1)
-                .min(row[j + 1] + 1);
-            diag = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
-}
-
-/// `unknown <what> "x"; did you mean "y"? <what>s are: ...`
-fn unknown(what: &str, bad: &str, known: &[&str]) -> String {
-    let hint = known
-        .iter()
-        .map(|k| (distance(bad, k), k))
-        .filter(|(d, _)| *d <= 2)
-        .min()
-        .map(|(_, k)| format!(" (did you mean \"{k}\"?)"))
-        .unwrap_or_default();
-    let mut sorted = known.to_vec();
-    sorted.sort_unstable();
-    format!(
-        "unknown {what} \"{bad}\"{hint}; {what}s are: {}",
-        sorted.join(", ")
-    )
-}
+/// The keys of a scenario's `[cards]` section. The scenario loader checks its text against
+/// them (so a misspelt key gets its line); reading checks them again, for keys that came
+/// from `--set`. Players are left to the reading, which speaks of them as players.
+pub(crate) const SECTION: &[Key] = &[
+    ("set", Shape::Value),
+    ("card", Shape::ById(CARD, None)),
+    ("cards_per_turn", Shape::Value),
+    ("turns", Shape::Value),
+    ("initiative", Shape::Value),
+    ("players", Shape::Any),
+];
 
 /// A card as written, before its effects' kinds are checked against the whole game.
 #[derive(Debug, Clone)]
@@ -267,25 +147,27 @@ fn effect(at: &At, v: &Value) -> Result<DraftEffect> {
                 )));
             };
             Ok(DraftEffect::Call {
-                from: one_of(&fat, fv, &Zone::ALL)?,
+                from: one_of(&fat, fv, "zone", &Zone::ALL)?,
                 kinds: get("kinds").map(|(a, v)| kind_list(&a, v)).transpose()?,
                 choose: match get("choose") {
                     None => Choose::First,
-                    Some((a, v)) => one_of(&a, v, &Choose::ALL)?,
+                    Some((a, v)) => one_of(&a, v, "choice", &Choose::ALL)?,
                 },
             })
         }
         "clone" => {
             known_keys(at, t, &["type", "kinds", "which"])?;
             if let Some((a, v)) = get("which") {
-                one_of(&a, v, &[((), "next")])?;
+                one_of(&a, v, "value", &[((), "next")])?;
             }
             Ok(DraftEffect::Clone {
                 kinds: get("kinds").map(|(a, v)| kind_list(&a, v)).transpose()?,
             })
         }
-        other => Err(at.child("type").err(format!(
-            "unknown effect type \"{other}\"; allowed: \"cancel\", \"call\", \"clone\""
+        other => Err(at.child("type").err(unknown_value(
+            "effect type",
+            other,
+            &["cancel", "call", "clone"],
         ))),
     }
 }
@@ -303,20 +185,19 @@ fn drafts(at: &At, v: &Value) -> Result<Vec<Draft>> {
         let id = string(&at_i.child("id"), id, "a card id such as \"campement\"")?;
         if !is_identifier(id) {
             return Err(at_i.child("id").err(format!(
-                "\"{id}\" must be letters, digits, '_' or '-' (it names metrics such as A.{id}.resolved)"
+                "{} must be letters, digits, '_' or '-' (it names metrics such as A.<id>.resolved)",
+                quoted(id)
             )));
         }
         // Keys by id from here on, as `--set` addresses them.
         let card_at = at.child(id);
-        known_keys(
-            &card_at,
-            t,
-            &["id", "name", "kind", "value", "effects", "note"],
-        )?;
+        known_keys(&card_at, t, &names(CARD))?;
         if let Some(prev) = out.iter().find(|d| d.id == id) {
             return Err(card_at.child("id").err(format!(
-                "id \"{id}\" is used by two cards here ({} and {}); ids must be unique",
-                prev.at.key, at_i.key
+                "id {} is used by two cards here ({} and {}); ids must be unique",
+                quoted(id),
+                prev.at.key,
+                at_i.key
             )));
         }
         let name = match t.get("name") {
@@ -335,7 +216,8 @@ fn drafts(at: &At, v: &Value) -> Result<Vec<Draft>> {
         )?;
         if kind.trim().is_empty() || kind.trim() != kind {
             return Err(card_at.child("kind").err(format!(
-                "\"{kind}\" must be a non-empty name without surrounding spaces, such as \"action\""
+                "{} must be a non-empty name without surrounding spaces, such as \"action\"",
+                quoted(kind)
             )));
         }
         let value = match t.get("value") {
@@ -384,18 +266,17 @@ fn set_file(scenario: &At, v: &Value) -> Result<Vec<Draft>> {
     let shown_path = path.display().to_string();
     let text = std::fs::read_to_string(&path).map_err(|e| {
         at.err(format!(
-            "cannot read the card set \"{name}\" at {shown_path}: {e}; the path is relative to the scenario file's folder"
+            "cannot read the card set {} at {shown_path}: {e}; the path is relative to the scenario file's folder",
+            quoted(name)
         ))
     })?;
-    let root: toml::Table = toml::from_str(&text).map_err(|e| ScenarioError::Syntax {
+    check_text(&shown_path, &text, SET_FILE)?;
+    let root: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Syntax {
         file: shown_path.clone(),
         message: e.to_string(),
     })?;
-    let file = At {
-        file: shown_path,
-        key: String::new(),
-    };
-    known_keys(&file, &root, &["card"])?;
+    let file = At::root(&shown_path);
+    known_keys(&file, &root, &names(SET_FILE))?;
     match root.get("card") {
         None => Err(file
             .child("card")
@@ -429,7 +310,7 @@ fn kind_set(kinds: &[String], list: &Option<Vec<(String, At)>>) -> Result<KindSe
                 let known: Vec<&str> = kinds.iter().map(String::as_str).collect();
                 return Err(at.err(format!(
                     "{} (an effect's kinds must be kinds of cards in this game)",
-                    unknown("kind", k, &known)
+                    unknown_id("kind", k, &known)
                 )));
             }
         }
@@ -454,8 +335,8 @@ fn finish_cards(drafts: Vec<Draft>, root: &At) -> Result<(Vec<Card>, Vec<String>
         if !kinds.contains(&d.kind) {
             if kinds.len() == MAX_KINDS {
                 return Err(d.at.child("kind").err(format!(
-                    "\"{}\" would be kind number {}; a game may use at most {MAX_KINDS} kinds",
-                    d.kind,
+                    "{} would be kind number {}; a game may use at most {MAX_KINDS} kinds",
+                    quoted(&d.kind),
                     MAX_KINDS + 1
                 )));
             }
@@ -524,7 +405,7 @@ impl<'c> Ids<'c> {
         self.index
             .get(id)
             .copied()
-            .ok_or_else(|| at.err(unknown("card", id, &self.known)))
+            .ok_or_else(|| at.err(unknown_id("card", id, &self.known)))
     }
 
     fn list(&self, at: &At, v: &Value, max: usize) -> Result<Vec<CardIx>> {
@@ -579,9 +460,9 @@ fn player(at: &At, v: &Value, ids: &Ids, cards_per_turn: usize, turns: u32) -> R
             };
             let hand_size = integer(&hat, hv, 1, MAX_HAND as i64)? as usize;
             if deck.is_empty() {
-                return Err(at.child("deck").err(
-                    "plays = \"random\" draws from a deck; add deck = [\"<card id>\", ...]",
-                ));
+                return Err(at
+                    .child("deck")
+                    .err("plays = \"random\" draws from a deck; add deck = [\"<card id>\", ...]"));
             }
             Plays::Random { hand_size }
         }
@@ -600,8 +481,10 @@ fn player(at: &At, v: &Value, ids: &Ids, cards_per_turn: usize, turns: u32) -> R
         }
         Value::String(s) => {
             return Err(pat.err(format!(
-                "unknown value \"{s}\"; allowed: a list of card ids per turn, \"random\" or \"enumerate\""
-            )))
+            "unknown value {}{}; allowed: a list of card ids per turn, \"random\" or \"enumerate\"",
+            quoted(s),
+            hint(s, &["random", "enumerate"])
+        )))
         }
         Value::Array(list) => {
             if list.len() != turns as usize {
@@ -646,23 +529,9 @@ fn player(at: &At, v: &Value, ids: &Ids, cards_per_turn: usize, turns: u32) -> R
 
 /// Validates a scenario's `[cards]` section (see [`super::validate`]).
 pub fn game(file: &str, cards: &Value) -> Result<CardGame> {
-    let root = At {
-        file: file.to_string(),
-        key: "cards".into(),
-    };
+    let root = At::root(file).child("cards");
     let t = table(&root, cards, "a [cards] table")?;
-    known_keys(
-        &root,
-        t,
-        &[
-            "set",
-            "card",
-            "cards_per_turn",
-            "turns",
-            "initiative",
-            "players",
-        ],
-    )?;
+    known_keys(&root, t, &names(SECTION))?;
     let from_set = match t.get("set") {
         None => Vec::new(),
         Some(v) => set_file(&root, v)?,
@@ -690,6 +559,7 @@ pub fn game(file: &str, cards: &Value) -> Result<CardGame> {
         Some(v) => one_of(
             &root.child("initiative"),
             v,
+            "initiative",
             &[
                 (Initiative::A, "A"),
                 (Initiative::B, "B"),
@@ -706,9 +576,10 @@ pub fn game(file: &str, cards: &Value) -> Result<CardGame> {
     };
     let pt = table(&pat, pv, "a table with the players A and B")?;
     if let Some(k) = pt.keys().find(|k| !PLAYERS.contains(&k.as_str())) {
-        return Err(pat
-            .child(k)
-            .err(format!("unknown player \"{k}\"; the players are A and B")));
+        return Err(pat.child(k).err(format!(
+            "unknown player {}; the players are A and B",
+            quoted(k)
+        )));
     }
     let ids = Ids::new(&cards);
     let mut setups = Vec::with_capacity(2);

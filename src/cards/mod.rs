@@ -20,16 +20,19 @@ pub mod resolve;
 pub mod zones;
 
 pub use data::{CardGame, CardIx, Choose, Effect, Initiative, KindSet, Plays, Zone};
+pub(crate) use load::SECTION as SECTION_KEYS;
 pub use plan::{CardPlan, GameLog, TurnLog};
 pub use resolve::{Event, Origin};
 
-use crate::scenario::ScenarioError;
+use crate::config::ConfigError;
 
 /// Validates a scenario's `[cards]` section; `file` is the scenario file's path as the user
 /// named it (a card-set path `set = "..."` is relative to its folder).
 ///
-/// Errors name the file (the set file's own path for errors inside it), the key path, the bad
-/// value and what is allowed; TOML syntax errors in a set file carry its line and column.
+/// Errors ([`ConfigError`], as for the rest of the scenario) name the file (the set file's own
+/// path for errors inside it), the key path, the bad value and what is allowed, with the name
+/// meant when a key, card id or kind is misspelt; TOML syntax errors in a set file carry its
+/// line and column.
 /// `options.listeners.persist` is not part of `[cards]`: the caller applies it with
 /// [`CardGame::with_listeners_persist`].
 ///
@@ -60,7 +63,7 @@ use crate::scenario::ScenarioError;
 /// let e = validate("inline.toml", &bad).unwrap_err().to_string();
 /// assert!(e.contains("cards.cards_per_turn") && e.contains("from 1 to 16"), "{e}");
 /// ```
-pub fn validate(file: &str, cards: &toml::Value) -> Result<CardGame, ScenarioError> {
+pub fn validate(file: &str, cards: &toml::Value) -> Result<CardGame, ConfigError> {
     load::game(file, cards)
 }
 
@@ -76,7 +79,7 @@ pub(crate) mod testing {
 
     /// The `[cards]` table of `text` (a whole scenario's worth of `[cards...]` keys),
     /// validated as if from `configs/test.toml`.
-    pub fn game(text: &str) -> Result<CardGame, ScenarioError> {
+    pub fn game(text: &str) -> Result<CardGame, ConfigError> {
         let value: toml::Table = toml::from_str(text).expect("test TOML parses");
         let file = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/test.toml");
         validate(file, &value["cards"])

@@ -177,16 +177,6 @@ impl Table {
         self.queue.clear();
     }
 
-    /// Live (unused, unexpired) cancel listeners.
-    pub fn live_listeners(&self) -> usize {
-        self.listeners.iter().filter(|l| l.remaining > 0).count()
-    }
-
-    /// Live (unused, unexpired) clone effects.
-    pub fn live_clone_effects(&self) -> usize {
-        self.clone_effects.iter().filter(|w| !w.used).count()
-    }
-
     fn tick(&mut self) -> u64 {
         self.clock += 1;
         self.clock
@@ -471,6 +461,16 @@ mod tests {
     use crate::cards::testing::game;
     use crate::engine::stream::trial_stream;
 
+    /// Live (unused, unexpired) cancel listeners.
+    fn live_listeners(table: &Table) -> usize {
+        table.listeners.iter().filter(|l| l.remaining > 0).count()
+    }
+
+    /// Live (unused, unexpired) clone effects.
+    fn live_clone_effects(table: &Table) -> usize {
+        table.clone_effects.iter().filter(|w| !w.used).count()
+    }
+
     /// Inline cards: `stop` cancels two actions, `caller` calls an action from the hand,
     /// `hit` is a plain action, `twin` clones the next action, `wall` cancels an action and
     /// its clones, `digger` calls from the discard pile (so discards are kept).
@@ -544,7 +544,7 @@ plays = [[]]
             ]
         );
         // The unused listener expired with the turn; both hits went to the discard.
-        assert_eq!(table.live_listeners(), 0);
+        assert_eq!(live_listeners(&table), 0);
         assert_eq!(table.sides[0].discard.len(), 3);
         assert!(table.sides[0].hand.is_empty());
     }
@@ -598,6 +598,6 @@ plays = [[]]
                 "A hit (clone): resolved",
             ]
         );
-        assert_eq!(table.live_clone_effects(), 0);
+        assert_eq!(live_clone_effects(&table), 0);
     }
 }

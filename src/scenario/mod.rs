@@ -6,6 +6,7 @@
 //! exactly like a key written in the file.
 
 mod error;
+mod keys;
 mod overrides;
 pub mod raw;
 mod validate;
@@ -191,6 +192,7 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
         file: file.to_string(),
         message: e.to_string(),
     };
+    keys::check(file, text)?;
     let _: RawFile = toml::from_str(text).map_err(syntax)?;
     let written: toml::Table = toml::from_str(text).map_err(syntax)?;
     let mut value = written.clone();

@@ -4,6 +4,7 @@
 //! `unit.wardens.alive` is the `alive` key of the `[[unit]]` whose id is `wardens`, and
 //! `step.step2.round` is the second `[[step]]` when steps carry no ids.
 
+use crate::config::suggest::{clip, hint, list, quoted};
 use std::fmt;
 
 /// One override: a key path and the TOML value to put there.
@@ -35,10 +36,12 @@ impl fmt::Display for Setting {
 pub fn parse_setting(text: &str) -> Result<Setting, String> {
     let Some((key, value)) = text.split_once('=') else {
         return Err(format!(
-            "--set \"{text}\" has no '='; expected KEY=VALUE such as unit.wardens.alive=4"
+            "--set {} has no '='; expected KEY=VALUE such as unit.wardens.alive=4",
+            quoted(text)
         ));
     };
-    let path = split_path(key.trim()).map_err(|problem| format!("--set \"{text}\": {problem}"))?;
+    let path =
+        split_path(key.trim()).map_err(|problem| format!("--set {}: {problem}", quoted(text)))?;
     Ok(Setting {
         path,
         value: parse_value(value.trim()),
@@ -49,7 +52,8 @@ fn split_path(key: &str) -> Result<Vec<String>, String> {
     let path: Vec<String> = key.split('.').map(|s| s.trim().to_string()).collect();
     if path.iter().any(|s| s.is_empty()) {
         return Err(format!(
-            "key path \"{key}\" has an empty part; expected names joined by dots such as unit.wardens.alive"
+            "key path {} has an empty part; expected names joined by dots such as unit.wardens.alive",
+            quoted(key)
         ));
     }
     Ok(path)
@@ -62,8 +66,14 @@ fn parse_value(text: &str) -> toml::Value {
         .unwrap_or_else(|| toml::Value::String(text.to_string()))
 }
 
-/// Puts the setting's value at its key path, creating tables on the way.
+/// Puts the setting's value at its key path, creating tables on the way. A key the scenario
+/// format does not have is refused here, with the key it was probably meant to be.
 pub fn apply(root: &mut toml::Table, setting: &Setting) -> Result<(), String> {
+    super::keys::check_setting(&setting.path)?;
+    put(root, setting)
+}
+
+fn put(root: &mut toml::Table, setting: &Setting) -> Result<(), String> {
     let (last, parents) = setting
         .path
         .split_last()
@@ -112,13 +122,12 @@ fn apply_in_array(
         .map(|(i, item)| element_id(item, array_key, i))
         .collect();
     let Some(index) = ids.iter().position(|x| x == id) else {
+        let names: Vec<&str> = ids.iter().map(String::as_str).collect();
         return Err(format!(
-            "no `{array_key}` has id \"{id}\"; ids are: {}",
-            if ids.is_empty() {
-                "(none)".to_string()
-            } else {
-                ids.join(", ")
-            }
+            "no `{array_key}` has id {}{}; ids are: {}",
+            quoted(id),
+            hint(id, &names),
+            list(&names)
         ));
     };
     let toml::Value::Table(table) = &mut items[index] else {
@@ -135,7 +144,7 @@ fn apply_in_array(
         path: tail.to_vec(),
         value: setting.value.clone(),
     };
-    apply(table, &nested)
+    put(table, &nested)
 }
 
 /// An element's id: its `id` key, or `step<N>` (1-based) for steps written without one.
@@ -179,7 +188,10 @@ pub fn sweep_grid(root: &toml::Table) -> Result<Grid, (String, String)> {
         let Some(values) = values.as_array().filter(|v| !v.is_empty()) else {
             return Err((
                 setting_name,
-                format!("value {values} must be a non-empty list of values to try"),
+                format!(
+                    "value {} must be a non-empty list of values to try",
+                    clip(&values.to_string())
+                ),
             ));
         };
         names.push(key.clone());

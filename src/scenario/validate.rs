@@ -3,6 +3,8 @@
 use super::error::Context;
 use super::raw::*;
 use super::{Choice, Command, Options, Response, Scenario, ScenarioError, Step, Unit, Weapon};
+use crate::config::is_identifier;
+use crate::config::suggest::{clip, quoted, unknown_id, unknown_value};
 use crate::dice::DiceTest;
 use crate::rules::geometry::{overlaps, Battlefield, Point, Rect};
 
@@ -54,8 +56,8 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
             return Err(ctx.invalid(
                 format!("unit.{}.id", u.id),
                 format!(
-                    "id \"{}\" is used by two units; ids must be unique",
-                    prev.id
+                    "id {} is used by two units; ids must be unique",
+                    quoted(&prev.id)
                 ),
             ));
         }
@@ -89,13 +91,16 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
             if !is_identifier(&c.id) {
                 return Err(ctx.invalid(
                     format!("{key}.id"),
-                    format!("\"{}\" must be letters, digits, '_' or '-'", c.id),
+                    format!("{} must be letters, digits, '_' or '-'", quoted(&c.id)),
                 ));
             }
             if choices.iter().any(|p| p.id == c.id) {
                 return Err(ctx.invalid(
                     format!("{key}.id"),
-                    format!("id \"{}\" is used by two choices; ids must be unique", c.id),
+                    format!(
+                        "id {} is used by two choices; ids must be unique",
+                        quoted(&c.id)
+                    ),
                 ));
             }
             if c.steps.is_empty() {
@@ -120,19 +125,14 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
     })
 }
 
-fn is_identifier(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
 fn name(ctx: &Context, name: &str) -> Result<String> {
     let ok = is_identifier(&name.replace('.', "_"));
     if !ok || name.starts_with('.') {
         return Err(ctx.invalid(
             "scenario.name",
             format!(
-                "\"{name}\" must be letters, digits, '_', '-' or '.' (it names the results folder)"
+                "{} must be letters, digits, '_', '-' or '.' (it names the results folder)",
+                quoted(name)
             ),
         ));
     }
@@ -206,7 +206,10 @@ fn battlefield(ctx: &Context, raw: Option<&RawBattlefield>) -> Result<Battlefiel
 }
 
 fn dice(ctx: &Context, key: &str, text: &str) -> Result<DiceTest> {
-    DiceTest::parse(text).map_err(|e| ctx.invalid(key, e.to_string()))
+    DiceTest::parse(text).map_err(|mut e| {
+        e.text = clip(&e.text);
+        ctx.invalid(key, e.to_string())
+    })
 }
 
 fn count(ctx: &Context, key: &str, v: i64, min: i64, max: i64) -> Result<u32> {
@@ -225,8 +228,8 @@ fn unit(ctx: &Context, raw: &RawUnit, field: &Battlefield) -> Result<Unit> {
         return Err(ctx.invalid(
             "unit.id",
             format!(
-                "\"{}\" must be letters, digits, '_' or '-' (it names metrics such as <id>.alive)",
-                raw.id
+                "{} must be letters, digits, '_' or '-' (it names metrics such as <id>.alive)",
+                quoted(&raw.id)
             ),
         ));
     }
@@ -292,7 +295,7 @@ fn unit(ctx: &Context, raw: &RawUnit, field: &Battlefield) -> Result<Unit> {
             other => {
                 return Err(ctx.invalid(
                     key("rules"),
-                    format!("unknown rule \"{other}\"; known rules: call_of_the_masters"),
+                    unknown_value("rule", other, &["call_of_the_masters"]),
                 ))
             }
         }
@@ -305,8 +308,10 @@ fn unit(ctx: &Context, raw: &RawUnit, field: &Battlefield) -> Result<Unit> {
         other => {
             return Err(ctx.invalid(
                 key("response"),
-                format!(
-                    "unknown response \"{other}\"; allowed: none, defend, covering_fire, random"
+                unknown_value(
+                    "response",
+                    other,
+                    &["none", "defend", "covering_fire", "random"],
                 ),
             ))
         }
@@ -400,7 +405,7 @@ fn positions(ctx: &Context, raw: &RawUnit, alive: u32) -> Result<Vec<Point>> {
                     [x, y] if x.is_finite() && y.is_finite() => Ok(Point::new(*x, *y)),
                     _ => Err(ctx.invalid(
                         format!("unit.{}.models[{i}]", raw.id),
-                        format!("{xy:?} must be a pair of numbers [x, y]"),
+                        format!("{} must be a pair of numbers [x, y]", clip(&format!("{xy:?}"))),
                     )),
                 })
                 .collect()
@@ -428,7 +433,7 @@ fn positions(ctx: &Context, raw: &RawUnit, alive: u32) -> Result<Vec<Point>> {
                 (other, _) => {
                     return Err(ctx.invalid(
                         key("formation.kind"),
-                        format!("unknown formation \"{other}\"; allowed: line, grid"),
+                        unknown_value("formation", other, &["line", "grid"]),
                     ))
                 }
             };
@@ -474,27 +479,21 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
         if !is_identifier(&id) {
             return Err(ctx.invalid(
                 format!("{list_key}[{i}].id"),
-                format!("\"{id}\" must be letters, digits, '_' or '-'"),
+                format!("{} must be letters, digits, '_' or '-'", quoted(&id)),
             ));
         }
         if steps.iter().any(|p| p.id == id) {
             return Err(ctx.invalid(
                 key("id"),
-                format!("id \"{id}\" is used by two steps; ids must be unique"),
+                format!(
+                    "id {} is used by two steps; ids must be unique",
+                    quoted(&id)
+                ),
             ));
         }
-        let unit_ids = || {
-            units
-                .iter()
-                .map(|u| u.id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let unit_ids = || units.iter().map(|u| u.id.as_str()).collect::<Vec<_>>();
         let Some(unit) = units.iter().position(|u| u.id == s.unit) else {
-            return Err(ctx.invalid(
-                key("unit"),
-                format!("unknown unit \"{}\"; units are: {}", s.unit, unit_ids()),
-            ));
+            return Err(ctx.invalid(key("unit"), unknown_id("unit", &s.unit, &unit_ids())));
         };
         let command = match s.command.as_str() {
             "rally" => Command::Rally,
@@ -504,15 +503,15 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
                 return Err(ctx.invalid(
                     key("command"),
                     format!(
-                        "\"{}\" is a responding command, declared in an enemy command's window; set the unit's `response` key instead. Steps take: rally, shoot, run",
-                        s.command
+                        "{} is a responding command, declared in an enemy command's window; set the unit's `response` key instead. Steps take: rally, shoot, run",
+                        quoted(&s.command)
                     ),
                 ))
             }
             other => {
                 return Err(ctx.invalid(
                     key("command"),
-                    format!("unknown command \"{other}\"; allowed: rally, shoot, run"),
+                    unknown_value("command", other, &["rally", "shoot", "run"]),
                 ))
             }
         };
@@ -522,17 +521,16 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
             }
             (Some(t), Command::Shoot) => {
                 let Some(ti) = units.iter().position(|u| &u.id == t) else {
-                    return Err(ctx.invalid(
-                        key("target"),
-                        format!("unknown unit \"{t}\"; units are: {}", unit_ids()),
-                    ));
+                    return Err(ctx.invalid(key("target"), unknown_id("unit", t, &unit_ids())));
                 };
                 if units[ti].side == units[unit].side {
                     return Err(ctx.invalid(
                         key("target"),
                         format!(
-                            "\"{t}\" is on {}'s own side \"{}\"; a target must be an enemy unit",
-                            s.unit, units[unit].side
+                            "{} is on {}'s own side {}; a target must be an enemy unit",
+                            quoted(t),
+                            s.unit,
+                            quoted(&units[unit].side)
                         ),
                     ));
                 }
@@ -541,7 +539,11 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
             (Some(t), other) => {
                 return Err(ctx.invalid(
                     key("target"),
-                    format!("\"{t}\": {} takes no target; remove the key", other.name()),
+                    format!(
+                        "{}: {} takes no target; remove the key",
+                        quoted(t),
+                        other.name()
+                    ),
                 ))
             }
             (None, _) => None,
@@ -571,7 +573,10 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
                 _ => {
                     return Err(ctx.invalid(
                         key("toward"),
-                        format!("{xy:?} must be a pair of numbers [x, y]"),
+                        format!(
+                            "{} must be a pair of numbers [x, y]",
+                            clip(&format!("{xy:?}"))
+                        ),
                     ))
                 }
             },
