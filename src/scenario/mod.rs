@@ -88,6 +88,8 @@ impl Unit {
     }
 }
 
+/// The kind of a command, without its arguments: what names it in files and messages, and
+/// (in `rules::commands`) the restrictions it applies and is barred by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
     Rally,
@@ -105,15 +107,48 @@ impl Command {
     }
 }
 
-/// One command declared by one unit, in one round.
+/// The unit a Shoot aims at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// An enemy unit, by index into [`Scenario::units`].
+    Unit(usize),
+}
+
+/// Where a Run goes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Heading {
+    /// Straight toward a point of the table (stopping there).
+    Point(Point),
+    /// Straight away from the nearest enemy model, the full move.
+    AwayFromNearestEnemy,
+}
+
+/// A command with its arguments, as validation built it: each variant carries exactly what its
+/// command needs, so the rules match on it and never find an argument missing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Order {
+    Rally,
+    Shoot { target: Target },
+    Run { toward: Heading },
+}
+
+impl Order {
+    pub fn command(&self) -> Command {
+        match self {
+            Order::Rally => Command::Rally,
+            Order::Shoot { .. } => Command::Shoot,
+            Order::Run { .. } => Command::Run,
+        }
+    }
+}
+
+/// One order given to one unit, in one round.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
     pub id: String,
     pub unit: usize,
-    pub command: Command,
-    pub target: Option<usize>,
     pub round: u32,
-    pub toward: Option<Point>,
+    pub order: Order,
 }
 
 /// A sequence of steps played in every trial. A scenario without `[[choice]]` has one
@@ -136,12 +171,6 @@ pub struct Scenario {
     pub choices: Vec<Choice>,
     /// The card game, for `[cards]` scenarios (which have no units or steps).
     pub cards: Option<crate::cards::CardGame>,
-}
-
-impl Scenario {
-    pub fn unit_index(&self, id: &str) -> Option<usize> {
-        self.units.iter().position(|u| u.id == id)
-    }
 }
 
 /// One point of a sweep grid: its parameter values (as written) and the scenario there.

@@ -2,7 +2,10 @@
 
 use super::error::Context;
 use super::raw::*;
-use super::{Choice, Command, Options, Response, Scenario, ScenarioError, Step, Unit, Weapon};
+use super::{
+    Choice, Command, Heading, Options, Order, Response, Scenario, ScenarioError, Step, Target,
+    Unit, Weapon,
+};
 use crate::dice::DiceTest;
 use crate::rules::geometry::{overlaps, Battlefield, Point, Rect};
 
@@ -516,7 +519,7 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
                 ))
             }
         };
-        let target = match (&s.target, command) {
+        let mut order = match (&s.target, command) {
             (None, Command::Shoot) => {
                 return Err(ctx.invalid(key("target"), "shoot needs a target = \"<enemy unit id>\""))
             }
@@ -536,7 +539,9 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
                         ),
                     ));
                 }
-                Some(ti)
+                Order::Shoot {
+                    target: Target::Unit(ti),
+                }
             }
             (Some(t), other) => {
                 return Err(ctx.invalid(
@@ -544,7 +549,10 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
                     format!("\"{t}\": {} takes no target; remove the key", other.name()),
                 ))
             }
-            (None, _) => None,
+            (None, Command::Rally) => Order::Rally,
+            (None, Command::Run) => Order::Run {
+                toward: Heading::AwayFromNearestEnemy,
+            },
         };
         if command == Command::Shoot && units[unit].weapon.is_none() {
             return Err(ctx.invalid(
@@ -564,10 +572,12 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
                 ),
             ));
         }
-        let toward = match (&s.toward, command) {
-            (None, _) => None,
-            (Some(xy), Command::Run) => match xy.as_slice() {
-                [x, y] if x.is_finite() && y.is_finite() => Some(Point::new(*x, *y)),
+        match (&s.toward, &mut order) {
+            (None, _) => {}
+            (Some(xy), Order::Run { toward }) => match xy.as_slice() {
+                [x, y] if x.is_finite() && y.is_finite() => {
+                    *toward = Heading::Point(Point::new(*x, *y))
+                }
                 _ => {
                     return Err(ctx.invalid(
                         key("toward"),
@@ -578,10 +588,10 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
             (Some(_), other) => {
                 return Err(ctx.invalid(
                     key("toward"),
-                    format!("{} has no `toward`; only run does", other.name()),
+                    format!("{} has no `toward`; only run does", other.command().name()),
                 ))
             }
-        };
+        }
         let step_round = match s.round {
             None => round,
             Some(r) if r >= round as i64 && r <= 1_000_000 => r as u32,
@@ -598,10 +608,8 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
         steps.push(Step {
             id,
             unit,
-            command,
-            target,
             round: step_round,
-            toward,
+            order,
         });
     }
     Ok(steps)
