@@ -2,12 +2,12 @@
 //! is checked against (`rollcall exact`, `rollcall run --validate`).
 //!
 //! For each choice of each sweep point, [`choice`] walks the steps over a distribution of
-//! [`state::State`]s (per unit: models alive, restored, lost, damage taken, the damaged
+//! `State`s (per unit: models alive, restored, lost, damage taken, the damaged
 //! model's wound, restrictions, token), merging equal states, and gathers each step's metrics
 //! as it goes; at the end every metric's pmf is a marginal of the final distribution. Dice
 //! enter only as binomial pmfs of the exact per-test probabilities from
 //! [`crate::dice::DiceTest::probability`]; the rules are restated over counts in
-//! [`commands`], not borrowed from the sampler. From the rules' compiled plan it takes only
+//! `commands`, not borrowed from the sampler. From the rules' compiled plan it takes only
 //! deterministic geometry: where a Rally from the starting layout places models.
 //!
 //! It refuses, naming the step and why, whatever it cannot follow exactly: a metric that could

@@ -159,3 +159,28 @@ pub fn declare<'p, D: Draws<'p>>(
     }
     Ok(outcome)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_command_applies_and_is_barred_by_its_own_restrictions() {
+        // Seed 003: Rally applies Shoot, Run and Defend restrictions, and any of them bars it;
+        // Shoot and Run apply and are barred by their own only.
+        let all = [Restrictions::SHOOT, Restrictions::RUN, Restrictions::DEFEND];
+        for r in all {
+            assert!(Command::Rally.applies().intersects(r));
+            assert!(Command::Rally.barred_by().intersects(r));
+        }
+        for (command, own) in [
+            (Command::Shoot, Restrictions::SHOOT),
+            (Command::Run, Restrictions::RUN),
+        ] {
+            for r in all {
+                assert_eq!(command.applies().intersects(r), r == own);
+                assert_eq!(command.barred_by().intersects(r), r == own);
+            }
+        }
+    }
+}

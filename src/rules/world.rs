@@ -6,7 +6,7 @@
 //! results precomputed for the starting layout instead of touching geometry, which keeps the
 //! common one-step trial free of per-model work. Rules reach models only through
 //! [`World::models`] (which lists them) and [`World::models_mut`] (which also ends
-//! pristineness), or by [`World::rallied_from_start`] (precomputed Rally placements), so no
+//! pristineness), or by `World::rallied_from_start` (precomputed Rally placements), so no
 //! rule can read unlisted models or change them unnoticed.
 
 use super::geometry::{edge_distance, Point};

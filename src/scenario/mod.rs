@@ -367,4 +367,67 @@ mod tests {
         assert!(parse_count("lots").is_err());
         assert!(parse_count("").is_err());
     }
+
+    #[test]
+    fn validation_gives_each_order_its_arguments() {
+        let text = r#"
+[scenario]
+name = "orders"
+[[unit]]
+id = "blue"
+side = "blue"
+size = 2
+resolve = "d6>=4"
+move = 3.0
+weapon = { attacks = 1, hit = "d6>=4", damage = 1, range = 24.0 }
+models = [[10.0, 10.0], [11.0, 10.0]]
+[[unit]]
+id = "red"
+side = "red"
+size = 1
+resolve = "d6>=4"
+models = [[20.0, 10.0]]
+[[step]]
+unit = "blue"
+command = "rally"
+[[step]]
+unit = "blue"
+command = "shoot"
+target = "red"
+[[step]]
+unit = "blue"
+command = "run"
+toward = [0.0, 5.0]
+round = 2
+[[step]]
+unit = "blue"
+command = "run"
+round = 3
+"#;
+        let set = parse(text, "orders.toml", &[]).unwrap();
+        let steps = &set.variants[0].scenario.choices[0].steps;
+        let orders: Vec<Order> = steps.iter().map(|s| s.order).collect();
+        assert_eq!(
+            orders,
+            [
+                Order::Rally,
+                Order::Shoot {
+                    target: Target::Unit(1)
+                },
+                Order::Run {
+                    toward: Heading::Point(Point::new(0.0, 5.0))
+                },
+                Order::Run {
+                    toward: Heading::AwayFromNearestEnemy
+                },
+            ]
+        );
+        let kinds: Vec<&str> = orders.iter().map(|o| o.command().name()).collect();
+        assert_eq!(kinds, ["rally", "shoot", "run", "run"]);
+        assert!(steps.iter().all(|s| s.unit == 0));
+        assert_eq!(
+            steps.iter().map(|s| s.round).collect::<Vec<_>>(),
+            [1, 1, 2, 3]
+        );
+    }
 }
