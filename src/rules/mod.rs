@@ -15,18 +15,22 @@
 //!
 //! - `src/scenario/mod.rs`: a variant of `Order` with the command's arguments and one of
 //!   `Command`; the compiler then points at `Order::command` and `Command::name`.
-//! - `src/scenario/validate.rs`, `steps`: the command's name in the list of names read from
-//!   the file (a string, so the compiler cannot point here) and the keys it takes; the
-//!   compiler points at the match that builds the order from the `target` key.
+//! - `src/scenario/validate.rs`, `steps`: the command's name among the names read from the
+//!   file and in the messages listing them (strings, so the compiler cannot point here), and
+//!   the checks of the keys it takes; the compiler points at the match that builds the order
+//!   from the `target` key. A key no command took before also needs a field in
+//!   `src/scenario/raw.rs` (`RawStep`).
 //! - `src/rules/commands.rs` (compiler-pointed): `Command::applies` (the restrictions it
 //!   applies and is barred by; a new restriction bit goes in [`world::Restrictions`]), and in
 //!   `declare` its eligibility check and `Aimed` variant (which also says whether the order
 //!   aims at a unit, for Defend) and the call of its `resolve`.
 //! - `src/rules/plan.rs`: a field of `UnitPlan` for its precomputation, if it has one.
 //! - `src/rules/mod.rs`: the `mod` line.
-//! - `src/exact/commands.rs` (compiler-pointed, `Ctx::step`): its restatement over counts, or
-//!   a refusal saying why the exact engine cannot follow it.
-//! - The README's rules section, and tests in `tests/commands.rs` (and `tests/exact.rs`).
+//! - `src/exact/commands.rs` (compiler-pointed, `Ctx::step`): the restrictions it applies
+//!   (the exact engine's own bits, `src/exact/state.rs`), and its restatement over counts (a
+//!   `Followed` variant) or a refusal saying why the exact engine cannot follow it.
+//! - The README (its step keys in "A scenario file", its rules in "Rules choices where the
+//!   contract is silent"), and tests in `tests/commands.rs` (and `tests/exact.rs`).
 
 pub mod commands;
 pub mod geometry;

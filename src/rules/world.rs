@@ -5,9 +5,10 @@
 //! the scenario placed it, no model added, removed, moved or damaged. While it is, rules may use
 //! results precomputed for the starting layout instead of touching geometry, which keeps the
 //! common one-step trial free of per-model work. Rules reach models only through
-//! [`World::models`] (which lists them) and [`World::models_mut`] (which also ends
-//! pristineness), or by `World::rallied_from_start` (precomputed Rally placements), so no
-//! rule can read unlisted models or change them unnoticed.
+//! [`World::models`] (which lists them first), the placement buffers `gather_bases` fills
+//! (likewise), [`World::models_mut`] (which also ends pristineness) and
+//! `rallied_from_start` (precomputed Rally placements, also ending it), so no rule can read
+//! unlisted models or change them unnoticed.
 
 use super::geometry::{edge_distance, Point};
 use super::placement::Base;
