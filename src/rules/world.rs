@@ -237,3 +237,40 @@ impl World {
             .extend(self.models[unit].iter().map(|m| m.centre));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario;
+
+    #[test]
+    fn reading_models_keeps_the_trial_pristine_and_changing_them_ends_it() {
+        let text = r#"
+[scenario]
+name = "w"
+[[unit]]
+id = "a"
+side = "blue"
+size = 3
+alive = 2
+resolve = "d6>=4"
+models = [[10.0, 10.0], [12.0, 10.0]]
+[[step]]
+unit = "a"
+command = "rally"
+"#;
+        let set = scenario::parse(text, "w.toml", &[]).unwrap();
+        let plan = Plan::compile(&set.variants[0].scenario);
+        let mut world = World::new(&plan);
+        assert!(world.pristine());
+        let centres: Vec<Point> = world.models(&plan)[0].iter().map(|m| m.centre).collect();
+        assert_eq!(centres, [Point::new(10.0, 10.0), Point::new(12.0, 10.0)]);
+        assert!(world.pristine());
+        world.models_mut(&plan)[0][1].hp = 0;
+        assert!(!world.pristine());
+        world.reset(&plan, 1);
+        assert!(world.pristine());
+        // Listed again from the scenario, undamaged.
+        assert!(world.models(&plan)[0].iter().all(|m| m.hp == 1));
+    }
+}
