@@ -9,16 +9,14 @@
 
 use super::binomial::Pmfs;
 use super::geometry::{Geometry, Within};
-use super::state::{add, Dist, State, UnitState, ALL, DEFEND, RUN, SHOOT};
+use super::state::{add, Dist, State, UnitState, DEFEND, RALLY, RUN, SHOOT};
 use crate::dice::Fraction;
 use crate::rules::geometry::EPS;
+use crate::rules::metrics::StepMetrics;
 use crate::rules::Plan;
-use crate::scenario::{Command, Response, Scenario, Step};
+use crate::scenario::{Command, Order, Response, Scenario, Step, Target};
 use std::collections::HashMap;
 use std::rc::Rc;
-
-/// The step's metrics: resolved, fizzled, ineligible, responses.
-pub type StepMetrics = [i64; 4];
 
 /// Why a step cannot be computed exactly (the caller names the step).
 pub type Refused = String;
@@ -37,6 +35,23 @@ type Window = (State, bool, u32);
 
 /// A branch of a Shoot: the state, the current target, and uses fizzled so far.
 type Volley = (State, usize, u32);
+
+/// A declarable order the programme follows, with the unit a Shoot aims at.
+#[derive(Clone, Copy)]
+enum Followed {
+    Rally,
+    Shoot(usize),
+}
+
+/// A step's metrics from its counts.
+fn metrics(resolved: i64, fizzled: i64, ineligible: i64, responses: i64) -> StepMetrics {
+    StepMetrics {
+        resolved,
+        fizzled,
+        ineligible,
+        responses,
+    }
+}
 
 impl<'a> Ctx<'a> {
     pub fn new(plan: &'a Plan) -> Ctx<'a> {
@@ -191,10 +206,10 @@ impl<'a> Ctx<'a> {
         defending: bool,
     ) -> Vec<(f64, State)> {
         let units = &self.scenario().units;
-        let weapon = units[shooter]
-            .weapon
-            .as_ref()
-            .expect("validated: a shooting unit has a weapon");
+        let Some(weapon) = &units[shooter].weapon else {
+            // As in the rules: an unarmed unit is never in range, so never gets here.
+            return vec![(1.0, s.clone())];
+        };
         let hit = weapon.hit.with_bonus(hit_bonus).probability();
         let bonus = if defending {
             self.scenario().options.defend_bonus
@@ -222,10 +237,15 @@ impl<'a> Ctx<'a> {
             .collect()
     }
 
-    /// The response window of `step` from `s`, before the command's first use.
-    fn window(&mut self, s: &State, step: &Step) -> Result<Dist<Window>, Refused> {
+    /// The response window from `s` of a command declared by `actor` (aimed at unit
+    /// `target`, if any), before its first use.
+    fn window(
+        &mut self,
+        s: &State,
+        actor: usize,
+        target: Option<usize>,
+    ) -> Result<Dist<Window>, Refused> {
         let units = &self.scenario().units;
-        let actor = step.unit;
         let mut branches: Dist<Window> = Dist::new();
         add(&mut branches, (s.clone(), false, 0), 1.0);
         for r in 0..units.len() {
@@ -239,7 +259,7 @@ impl<'a> Ctx<'a> {
                     add(&mut next, (s, defending, responses), p);
                     continue;
                 }
-                let can_defend = step.target == Some(r) && s[r].restrictions & DEFEND == 0;
+                let can_defend = target == Some(r) && s[r].restrictions & DEFEND == 0;
                 let can_fire = || -> Result<bool, Refused> {
                     Ok(unit.weapon.is_some()
                         && s[r].restrictions & SHOOT == 0
@@ -301,8 +321,8 @@ impl<'a> Ctx<'a> {
         let p = u.resolve.probability();
         let missing = u.size - s[unit].alive;
         let spots = self.plan.rally_spots(unit);
-        let room = spots.first().len() as u32;
-        self.geometry.add_spots(unit, spots.first());
+        let room = spots.len() as u32;
+        self.geometry.add_spots(unit, spots);
         let first = self.pmfs.get(missing, p);
         // By the number restored (the first use caps at the spots it found).
         let mut after_first = vec![0.0; missing as usize + 1];
@@ -317,7 +337,8 @@ impl<'a> Ctx<'a> {
             let left = missing - k1 as u32;
             // When the first use found a spot for every missing model, the second one does
             // too: its greedy search retraces the first's, skipping the spots now taken
-            // (docs/exact.md). Only otherwise are its spots worked out.
+            // (README, "Call of the Masters' Rally, and why it is fast"). Only otherwise are
+            // its spots worked out.
             let room2 = if room >= missing {
                 left
             } else {
@@ -350,31 +371,37 @@ impl<'a> Ctx<'a> {
     ) -> Result<(), Refused> {
         let actor = step.unit;
         let scenario = self.scenario();
-        let (applies, barred) = match step.command {
-            Command::Rally => (ALL, ALL),
+        let (applies, barred) = match step.order.command() {
+            Command::Rally => (RALLY, RALLY),
             Command::Shoot => (SHOOT, SHOOT),
             Command::Run => (RUN, RUN),
         };
         let a = &s[actor];
-        let ineligible = a.alive == 0
-            || a.token
-            || a.restrictions & barred != 0
-            || match step.command {
-                Command::Rally => self.enemy_within_1(s, actor)?,
-                Command::Shoot => {
-                    let target = step.target.expect("validated: shoot has a target");
-                    !self.target_legal(s, actor, target)?
-                }
-                Command::Run => {
+        let followed = if a.alive == 0 || a.token || a.restrictions & barred != 0 {
+            None
+        } else {
+            match step.order {
+                Order::Rally => (!self.enemy_within_1(s, actor)?).then_some(Followed::Rally),
+                Order::Shoot {
+                    target: Target::Unit(t),
+                } => self
+                    .target_legal(s, actor, t)?
+                    .then_some(Followed::Shoot(t)),
+                Order::Run { .. } => {
                     return Err("Run moves units, and the exact engine follows no movement \
                                 (every later distance would change)"
                         .into())
                 }
-            };
-        if ineligible {
-            emit(1.0, s.clone(), [0, 0, 1, 0]);
+            }
+        };
+        let Some(followed) = followed else {
+            emit(1.0, s.clone(), metrics(0, 0, 1, 0));
             return Ok(());
-        }
+        };
+        let target = match followed {
+            Followed::Rally => None,
+            Followed::Shoot(t) => Some(t),
+        };
         let uses = if scenario.units[actor].call_of_the_masters {
             2
         } else {
@@ -385,25 +412,32 @@ impl<'a> Ctx<'a> {
             s[actor].restrictions |= applies;
             s
         };
-        for ((s, defending, responses), p) in self.window(s, step)? {
+        for ((s, defending, responses), p) in self.window(s, actor, target)? {
             if s[actor].alive == 0 {
                 // Wiped out by Covering Fire: every use fizzles.
-                emit(p, finish(s), [0, i64::from(uses), 0, i64::from(responses)]);
+                emit(
+                    p,
+                    finish(s),
+                    metrics(0, i64::from(uses), 0, i64::from(responses)),
+                );
                 continue;
             }
             let responses = i64::from(responses);
-            match step.command {
-                Command::Rally => {
+            match followed {
+                Followed::Rally => {
                     let restored = self.rally(&s, actor, uses)?;
                     for (r, &q) in restored.iter().enumerate().filter(|&(_, &q)| q > 0.0) {
                         let mut next = s.clone();
                         next[actor].alive += r as u32;
                         next[actor].restored += r as u32;
-                        emit(p * q, finish(next), [i64::from(uses), 0, 0, responses]);
+                        emit(
+                            p * q,
+                            finish(next),
+                            metrics(i64::from(uses), 0, 0, responses),
+                        );
                     }
                 }
-                Command::Shoot => {
-                    let declared = step.target.expect("validated: shoot has a target");
+                Followed::Shoot(declared) => {
                     let mut volleys: Dist<Volley> = Dist::new();
                     add(&mut volleys, (s, declared, 0), 1.0);
                     for use_ in 0..uses {
@@ -433,10 +467,9 @@ impl<'a> Ctx<'a> {
                     for ((s, _, fizzled), q) in volleys {
                         let fizzled = i64::from(fizzled);
                         let resolved = i64::from(uses) - fizzled;
-                        emit(p * q, finish(s), [resolved, fizzled, 0, responses]);
+                        emit(p * q, finish(s), metrics(resolved, fizzled, 0, responses));
                     }
                 }
-                Command::Run => unreachable!("refused above"),
             }
         }
         Ok(())

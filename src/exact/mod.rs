@@ -2,12 +2,12 @@
 //! is checked against (`rollcall exact`, `rollcall run --validate`).
 //!
 //! For each choice of each sweep point, [`choice`] walks the steps over a distribution of
-//! [`state::State`]s (per unit: models alive, restored, lost, damage taken, the damaged
+//! `State`s (per unit: models alive, restored, lost, damage taken, the damaged
 //! model's wound, restrictions, token), merging equal states, and gathers each step's metrics
 //! as it goes; at the end every metric's pmf is a marginal of the final distribution. Dice
 //! enter only as binomial pmfs of the exact per-test probabilities from
 //! [`crate::dice::DiceTest::probability`]; the rules are restated over counts in
-//! [`commands`], not borrowed from the sampler. From the rules' compiled plan it takes only
+//! `commands`, not borrowed from the sampler. From the rules' compiled plan it takes only
 //! deterministic geometry: where a Rally from the starting layout places models.
 //!
 //! It refuses, naming the step and why, whatever it cannot follow exactly: a metric that could
@@ -22,7 +22,7 @@ mod state;
 pub mod validate;
 
 use crate::output::{ExactMetric, ExactReport, ExactVariant};
-use crate::rules::plan::{STEP_METRICS, UNIT_METRICS};
+use crate::rules::metrics::{StepMetrics, UnitMetrics};
 use crate::rules::Plan;
 use crate::scenario::{Scenario, ScenarioSet};
 use commands::Ctx;
@@ -75,7 +75,7 @@ pub fn choice(plan: &Plan, arm: usize, at: &str) -> Result<Vec<Metric>, Refusal>
         let refuse = |reason: String| Refusal::Step {
             at: at.clone(),
             step: step.id.clone(),
-            command: step.command.name(),
+            command: step.order.command().name(),
             reason,
         };
         if step.round != round {
@@ -92,12 +92,12 @@ pub fn choice(plan: &Plan, arm: usize, at: &str) -> Result<Vec<Metric>, Refusal>
             round = step.round;
         }
         let mut next: Dist<State> = Dist::new();
-        let mut metrics: [BTreeMap<i64, f64>; 4] = Default::default();
+        let mut metrics: [BTreeMap<i64, f64>; StepMetrics::LEN] = Default::default();
         for (s, p) in &dist {
             ctx.step(s, step, &mut |q, s, m| {
                 let pq = p * q;
                 add(&mut next, s, pq);
-                for (pmf, v) in metrics.iter_mut().zip(m) {
+                for (pmf, v) in metrics.iter_mut().zip(m.values()) {
                     add(pmf, v, pq);
                 }
             })
@@ -115,26 +115,26 @@ pub fn choice(plan: &Plan, arm: usize, at: &str) -> Result<Vec<Metric>, Refusal>
     }
     let mut out = Vec::new();
     for (i, u) in scenario.units.iter().enumerate() {
-        let mut pmfs: [BTreeMap<i64, f64>; 5] = Default::default();
+        let mut pmfs: [BTreeMap<i64, f64>; UnitMetrics::LEN] = Default::default();
         for (s, &p) in &dist {
             let x = &s[i];
-            let values = [
-                x.alive,
-                x.restored,
-                x.lost,
-                x.damage_taken,
-                u32::from(x.alive == 0),
-            ];
-            for (pmf, v) in pmfs.iter_mut().zip(values) {
-                add(pmf, i64::from(v), p);
+            let row = UnitMetrics {
+                alive: i64::from(x.alive),
+                restored: i64::from(x.restored),
+                lost: i64::from(x.lost),
+                damage_taken: i64::from(x.damage_taken),
+                destroyed: i64::from(x.alive == 0),
+            };
+            for (pmf, v) in pmfs.iter_mut().zip(row.values()) {
+                add(pmf, v, p);
             }
         }
-        for (name, pmf) in UNIT_METRICS.iter().zip(pmfs) {
+        for (name, pmf) in UnitMetrics::NAMES.iter().zip(pmfs) {
             out.push((format!("{}.{name}", u.id), normalised(pmf)));
         }
     }
     for (step, pmfs) in choice.steps.iter().zip(step_pmfs) {
-        for (name, pmf) in STEP_METRICS.iter().zip(pmfs) {
+        for (name, pmf) in StepMetrics::NAMES.iter().zip(pmfs) {
             out.push((format!("{}.{name}", step.id), normalised(pmf)));
         }
     }
@@ -244,7 +244,7 @@ command = "rally"
                 let set = scenario::parse(&horde(chain, size, spacing), "h.toml", &[]).unwrap();
                 let plan = Plan::compile(&set.variants[0].scenario);
                 let missing = (size - 4) as usize;
-                let first = plan.rally_spots(0).first().to_vec();
+                let first = plan.rally_spots(0).to_vec();
                 if first.len() < missing {
                     continue;
                 }

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 pub const SHOOT: u8 = 1;
 pub const RUN: u8 = 2;
 pub const DEFEND: u8 = 4;
-/// Rally applies all three, and any of them bars it.
-pub const ALL: u8 = SHOOT | RUN | DEFEND;
+/// What Rally applies, and any of which bars it: each named, so a new bit does not join.
+pub const RALLY: u8 = SHOOT | RUN | DEFEND;
 
 /// One unit within one state. Ordered field by field, so maps of states iterate in a fixed
 /// order and the output does not depend on hashing.

@@ -1,16 +1,17 @@
-//! Declaring a command in a unit's normal activation, as a state transition: check that it may
+//! Declaring an order in a unit's normal activation, as a state transition: check that it may
 //! be declared, open the response window, resolve its use (twice under Call of the Masters),
-//! then apply token and restrictions once. A refused command hands back why and changes
+//! then apply token and restrictions once. A refused order hands back why and changes
 //! nothing.
 //!
 //! The world is changed in place rather than returned anew: a trial plays millions of times
 //! per second and must not allocate.
 
 use super::plan::Plan;
+use super::shoot::Hit;
 use super::world::{Restrictions, World};
-use super::{movement, rally, response, shoot};
+use super::{rally, response, run, shoot};
 use crate::engine::Draws;
-use crate::scenario::{Command, Step};
+use crate::scenario::{Command, Heading, Order, Step};
 use std::fmt;
 
 /// Why a command could not be declared.
@@ -47,19 +48,29 @@ pub struct Resolved {
     pub responses: u32,
 }
 
-/// The restrictions a command applies to its unit when it ends.
-pub fn applies(command: Command) -> Restrictions {
-    match command {
-        Command::Rally => Restrictions::ALL,
-        Command::Shoot => Restrictions::SHOOT,
-        Command::Run => Restrictions::RUN,
+impl Command {
+    /// The restrictions the command applies to its unit when it ends.
+    pub const fn applies(self) -> Restrictions {
+        match self {
+            Command::Rally => rally::APPLIES,
+            Command::Shoot => Restrictions::SHOOT,
+            Command::Run => Restrictions::RUN,
+        }
+    }
+
+    /// The restrictions that bar declaring the command: the ones it applies (Rally: any of
+    /// its three, seed 003).
+    pub const fn barred_by(self) -> Restrictions {
+        self.applies()
     }
 }
 
-/// The restrictions that bar declaring a command: the one it applies (Rally: any of its
-/// three, seed 003).
-pub fn barred_by(command: Command) -> Restrictions {
-    applies(command)
+/// An order with its arguments settled at declaration: the unit a Shoot aims at.
+#[derive(Clone, Copy)]
+enum Aimed {
+    Rally,
+    Shoot(usize),
+    Run(Heading),
 }
 
 /// Declares and resolves `step` in the acting unit's normal activation.
@@ -70,6 +81,7 @@ pub fn declare<'p, D: Draws<'p>>(
     draws: &mut D,
 ) -> Result<Resolved, Ineligible> {
     let actor = step.unit;
+    let command = step.order.command();
     let state = &world.units[actor];
     if state.alive == 0 {
         return Err(Ineligible::NoModelAlive);
@@ -77,18 +89,22 @@ pub fn declare<'p, D: Draws<'p>>(
     if state.token {
         return Err(Ineligible::AlreadyCommanded);
     }
-    if state.restrictions.intersects(barred_by(step.command)) {
+    if state.restrictions.intersects(command.barred_by()) {
         return Err(Ineligible::Restricted);
     }
-    match step.command {
-        Command::Rally if rally::enemy_within_1(plan, world, actor) => {
+    let aimed = match step.order {
+        Order::Rally if rally::enemy_within_1(plan, world, actor) => {
             return Err(Ineligible::EnemyWithin1)
         }
-        Command::Shoot if !shoot::target_legal(plan, world, actor, step.target) => {
-            return Err(Ineligible::NoLegalTarget)
-        }
-        _ => {}
-    }
+        Order::Rally => Aimed::Rally,
+        Order::Shoot { target } => Aimed::Shoot(shoot::aim(plan, world, actor, target)?),
+        Order::Run { toward } => Aimed::Run(toward),
+    };
+    // Defend answers only for the unit the order aims at.
+    let target = match aimed {
+        Aimed::Shoot(t) => Some(t),
+        Aimed::Rally | Aimed::Run(_) => None,
+    };
     // Call of the Masters: two uses of one command, never for a responding command.
     let uses = if plan.scenario().units[actor].call_of_the_masters {
         2
@@ -96,7 +112,7 @@ pub fn declare<'p, D: Draws<'p>>(
         1
     };
     // Only use 1 opens a response window; what is declared there lasts through use 2.
-    let responses = response::window(plan, world, step, draws);
+    let responses = response::window(plan, world, actor, target, draws);
     let mut outcome = Resolved {
         uses: 0,
         fizzled: 0,
@@ -106,21 +122,20 @@ pub fn declare<'p, D: Draws<'p>>(
         // Wiped out by Covering Fire before resolving: the command does nothing.
         outcome.fizzled = uses;
     } else {
-        match step.command {
-            Command::Rally => {
+        match aimed {
+            Aimed::Rally => {
                 rally::resolve(plan, world, actor, uses, draws);
                 outcome.uses = uses;
             }
-            Command::Run => {
+            Aimed::Run(toward) => {
                 for _ in 0..uses {
-                    movement::run(plan, world, actor, step.toward);
+                    run::resolve(plan, world, actor, toward);
                 }
                 outcome.uses = uses;
             }
-            Command::Shoot => {
-                let mut target = step.target.expect("validated: shoot has a target");
+            Aimed::Shoot(mut target) => {
                 for use_ in 0..uses {
-                    if use_ > 0 && !shoot::target_legal(plan, world, actor, Some(target)) {
+                    if use_ > 0 && !shoot::target_legal(plan, world, actor, target) {
                         match shoot::retarget(plan, world, actor) {
                             Some(t) if plan.scenario().options.masters_retarget => target = t,
                             _ => {
@@ -129,7 +144,7 @@ pub fn declare<'p, D: Draws<'p>>(
                             }
                         }
                     }
-                    shoot::resolve(plan, world, actor, target, 0, draws);
+                    shoot::resolve(plan, world, actor, target, Hit::Normal, draws);
                     outcome.uses += 1;
                 }
             }
@@ -138,9 +153,34 @@ pub fn declare<'p, D: Draws<'p>>(
     // Token and restrictions once, after the last use; responses end with the command.
     let state = &mut world.units[actor];
     state.token = true;
-    state.restrictions = state.restrictions.union(applies(step.command));
+    state.restrictions = state.restrictions.union(command.applies());
     for u in &mut world.units {
         u.defending = false;
     }
     Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_command_applies_and_is_barred_by_its_own_restrictions() {
+        // Seed 003: Rally applies Shoot, Run and Defend restrictions, and any of them bars it;
+        // Shoot and Run apply and are barred by their own only.
+        let all = [Restrictions::SHOOT, Restrictions::RUN, Restrictions::DEFEND];
+        for r in all {
+            assert!(Command::Rally.applies().intersects(r));
+            assert!(Command::Rally.barred_by().intersects(r));
+        }
+        for (command, own) in [
+            (Command::Shoot, Restrictions::SHOOT),
+            (Command::Run, Restrictions::RUN),
+        ] {
+            for r in all {
+                assert_eq!(command.applies().intersects(r), r == own);
+                assert_eq!(command.barred_by().intersects(r), r == own);
+            }
+        }
+    }
 }

@@ -1,17 +1,48 @@
 //! The rules: units and models on a battlefield, commands as state transitions (Rally, Shoot,
 //! Run, and the responses Defend and Covering Fire), placement, and Call of the Masters.
+//! Nothing here touches files or threads.
 //!
-//! [`Plan`] compiles a validated scenario into what the engine plays; [`World`] is one
-//! trial's state; [`commands`] holds the command rules. Nothing here touches files or threads.
+//! A validated [`crate::scenario::Step`] gives a unit an [`crate::scenario::Order`]: a command
+//! with its arguments. [`Plan`] compiles a scenario, keeping each command's precomputation
+//! beside that command ([`rally::Prepared`], [`shoot::Prepared`]); [`trial`] is the driver the
+//! engine runs; [`World`] is one trial's state; [`commands::declare`] plays one order
+//! (eligibility, response window, uses, token and restrictions) and hands back a reason when
+//! it cannot be declared; [`metrics`] names what a trial reports.
+//!
+//! Adding a command (say Charge) takes one new file, `src/rules/charge.rs`, with its rule (a
+//! `resolve` over the plan, the world and the draws) and, if it needs one, its precomputation,
+//! plus these places:
+//!
+//! - `src/scenario/mod.rs`: a variant of `Order` with the command's arguments and one of
+//!   `Command`; the compiler then points at `Order::command` and `Command::name`.
+//! - `src/scenario/validate.rs`, `steps`: the command's name among the names read from the
+//!   file and in the messages listing them (strings, so the compiler cannot point here), and
+//!   the checks of the keys it takes; the compiler points at the match that builds the order
+//!   from the `target` key. A key no command took before also needs a field in
+//!   `src/scenario/raw.rs` (`RawStep`).
+//! - `src/rules/commands.rs` (compiler-pointed): `Command::applies` (the restrictions it
+//!   applies and is barred by; a new restriction bit goes in [`world::Restrictions`]), and in
+//!   `declare` its eligibility check and `Aimed` variant (which also says whether the order
+//!   aims at a unit, for Defend) and the call of its `resolve`.
+//! - `src/rules/plan.rs`: a field of `UnitPlan` for its precomputation, if it has one.
+//! - `src/rules/mod.rs`: the `mod` line.
+//! - `src/exact/commands.rs` (compiler-pointed, `Ctx::step`): the restrictions it applies
+//!   (the exact engine's own bits, `src/exact/state.rs`), and its restatement over counts (a
+//!   `Followed` variant) or a refusal saying why the exact engine cannot follow it.
+//! - The README (its step keys in "A scenario file", its rules in "Rules choices where the
+//!   contract is silent"), and tests in `tests/commands.rs` (and `tests/exact.rs`).
 
 pub mod commands;
 pub mod geometry;
-pub mod movement;
+pub mod metrics;
 pub mod placement;
 pub mod plan;
 pub mod rally;
 pub mod response;
+pub mod run;
 pub mod shoot;
+pub mod tables;
+pub mod trial;
 pub mod world;
 
 pub use plan::Plan;

@@ -4,11 +4,11 @@
 //! shoots the acting unit at once at `options.covering_fire.hit_modifier`. A unit restricted
 //! from a responding command cannot declare it; responses take no command token.
 
-use super::plan::{Plan, HIT_COVERING_FIRE};
-use super::shoot;
+use super::plan::Plan;
+use super::shoot::{self, Hit};
 use super::world::{Restrictions, World};
 use crate::engine::Draws;
-use crate::scenario::{Response, Step};
+use crate::scenario::Response;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Answer {
@@ -17,14 +17,15 @@ enum Answer {
     CoveringFire,
 }
 
-/// Opens the window of `step`; returns how many responses were declared.
+/// Opens the window of a command declared by `actor` (aimed at unit `target`, if any);
+/// returns how many responses were declared.
 pub fn window<'p, D: Draws<'p>>(
     plan: &'p Plan,
     world: &mut World,
-    step: &Step,
+    actor: usize,
+    target: Option<usize>,
     draws: &mut D,
 ) -> u32 {
-    let actor = step.unit;
     let mut declared = 0;
     for r in 0..plan.scenario().units.len() {
         let unit = &plan.scenario().units[r];
@@ -35,7 +36,7 @@ pub fn window<'p, D: Draws<'p>>(
             continue;
         }
         let restrictions = world.units[r].restrictions;
-        let can_defend = step.target == Some(r) && !restrictions.intersects(Restrictions::DEFEND);
+        let can_defend = target == Some(r) && !restrictions.intersects(Restrictions::DEFEND);
         let mut can_fire = || {
             unit.weapon.is_some()
                 && !restrictions.intersects(Restrictions::SHOOT)
@@ -75,7 +76,7 @@ pub fn window<'p, D: Draws<'p>>(
                 declared += 1;
             }
             Answer::CoveringFire => {
-                shoot::resolve(plan, world, r, actor, HIT_COVERING_FIRE, draws);
+                shoot::resolve(plan, world, r, actor, Hit::CoveringFire, draws);
                 let state = &mut world.units[r];
                 state.restrictions = state.restrictions.union(Restrictions::SHOOT);
                 declared += 1;

@@ -4,27 +4,120 @@
 //!
 //! Failed defense tests are one draw of a success count (one random word): a hit whose test
 //! fails is a success of probability p_hit * (1 - p_save), so hits need not be drawn apart.
+//! [`Prepared`] holds those tables per target, [`Hit`] and [`Save`] kind.
 
+use super::commands::Ineligible;
 use super::geometry::EPS;
-use super::plan::{Plan, SAVE_DEFENDING, SAVE_NORMAL};
+use super::plan::Plan;
+use super::tables::CountTables;
 use super::world::World;
+use crate::dice::{Fraction, SuccessCount};
 use crate::engine::Draws;
+use crate::scenario::{Scenario, Target, Unit};
+
+/// How an attack is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hit {
+    Normal,
+    /// Covering Fire's, with `options.covering_fire.hit_modifier`.
+    CoveringFire,
+}
+
+/// How its defense test is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Save {
+    Normal,
+    /// With Defend's `options.defend.bonus`.
+    Defending,
+}
+
+/// Tables by [`Hit`] then [`Save`].
+type ByKind = [[CountTables; 2]; 2];
+
+/// Shoot's precomputation for one armed unit.
+pub struct Prepared {
+    attacks: u32,
+    damage: u32,
+    range: f64,
+    /// By target: the count of failed defense tests its attacks cause.
+    wounds: Vec<ByKind>,
+}
+
+impl Prepared {
+    /// `None` for a unit without a weapon, which can neither shoot nor give Covering Fire.
+    pub fn new(scenario: &Scenario, unit: usize) -> Option<Prepared> {
+        let u = &scenario.units[unit];
+        let w = u.weapon.as_ref()?;
+        let options = &scenario.options;
+        let attacks = u.size * w.attacks;
+        let hit = |kind: Hit| match kind {
+            Hit::Normal => w.hit.probability(),
+            Hit::CoveringFire => w
+                .hit
+                .with_bonus(options.covering_fire_hit_modifier)
+                .probability(),
+        };
+        let bonus = |kind: Save| match kind {
+            Save::Normal => 0,
+            Save::Defending => options.defend_bonus,
+        };
+        let wounds = scenario
+            .units
+            .iter()
+            .map(|target| {
+                [Hit::Normal, Hit::CoveringFire].map(|h| {
+                    [Save::Normal, Save::Defending].map(|s| {
+                        CountTables::new(wound_probability(hit(h), target, bonus(s)), attacks)
+                    })
+                })
+            })
+            .collect();
+        Some(Prepared {
+            attacks: w.attacks,
+            damage: w.damage,
+            range: w.range,
+            wounds,
+        })
+    }
+
+    /// The draw of failed defense tests among `attacks` attacks at `target`.
+    fn wound_count(&self, target: usize, hit: Hit, save: Save, attacks: u32) -> &SuccessCount {
+        let by_hit = &self.wounds[target][match hit {
+            Hit::Normal => 0,
+            Hit::CoveringFire => 1,
+        }];
+        by_hit[match save {
+            Save::Normal => 0,
+            Save::Defending => 1,
+        }]
+        .get(attacks)
+    }
+}
+
+/// The unit `target` names, when `shooter` can shoot it now.
+pub fn aim(
+    plan: &Plan,
+    world: &mut World,
+    shooter: usize,
+    target: Target,
+) -> Result<usize, Ineligible> {
+    match target {
+        Target::Unit(t) if target_legal(plan, world, shooter, t) => Ok(t),
+        Target::Unit(_) => Err(Ineligible::NoLegalTarget),
+    }
+}
 
 /// Whether `target` can be shot by `shooter` now: it has models and is in range.
-pub fn target_legal(plan: &Plan, world: &mut World, shooter: usize, target: Option<usize>) -> bool {
-    match target {
-        Some(t) => world.units[t].alive > 0 && in_range(plan, world, shooter, t),
-        None => false,
-    }
+pub fn target_legal(plan: &Plan, world: &mut World, shooter: usize, target: usize) -> bool {
+    world.units[target].alive > 0 && in_range(plan, world, shooter, target)
 }
 
 /// Whether some model of `unit` is within its weapon's range of some model of `other`.
 pub fn in_range(plan: &Plan, world: &mut World, unit: usize, other: usize) -> bool {
-    let Some(weapon) = &plan.scenario().units[unit].weapon else {
+    let Some(prepared) = plan.shoot(unit) else {
         return false;
     };
-    world.materialize(plan);
-    world.unit_distance(plan, unit, other) <= weapon.range + EPS
+    world.unit_distance(plan, unit, other) <= prepared.range + EPS
 }
 
 /// With `options.masters.retarget`: the nearest enemy unit that can be shot (ties: the first
@@ -33,7 +126,7 @@ pub fn retarget(plan: &Plan, world: &mut World, shooter: usize) -> Option<usize>
     let side = &plan.scenario().units[shooter].side;
     let mut best: Option<(f64, usize)> = None;
     for (i, u) in plan.scenario().units.iter().enumerate() {
-        if &u.side == side || !target_legal(plan, world, shooter, Some(i)) {
+        if &u.side == side || !target_legal(plan, world, shooter, i) {
             continue;
         }
         let d = world.unit_distance(plan, shooter, i);
@@ -44,28 +137,28 @@ pub fn retarget(plan: &Plan, world: &mut World, shooter: usize) -> Option<usize>
     best.map(|(_, i)| i)
 }
 
-/// One use of Shoot (or one Covering Fire volley, `hit_kind` naming its hit modifier).
+/// One use of Shoot (or one Covering Fire volley, `hit` naming how it hits). An unarmed
+/// shooter does nothing; no rule lets one shoot ([`in_range`] is false for it).
 pub fn resolve<'p, D: Draws<'p>>(
     plan: &'p Plan,
     world: &mut World,
     shooter: usize,
     target: usize,
-    hit_kind: usize,
+    hit: Hit,
     draws: &mut D,
 ) {
-    let weapon = plan.scenario().units[shooter]
-        .weapon
-        .as_ref()
-        .expect("validated: a shooting unit has a weapon");
-    let attacks = world.units[shooter].alive * weapon.attacks;
-    let save = if world.units[target].defending {
-        SAVE_DEFENDING
-    } else {
-        SAVE_NORMAL
+    let Some(prepared) = plan.shoot(shooter) else {
+        return;
     };
-    let unsaved = draws.count(plan.wound_count(shooter, hit_kind, target, save, attacks));
+    let attacks = world.units[shooter].alive * prepared.attacks;
+    let save = if world.units[target].defending {
+        Save::Defending
+    } else {
+        Save::Normal
+    };
+    let unsaved = draws.count(prepared.wound_count(target, hit, save, attacks));
     for _ in 0..unsaved {
-        if !wound(plan, world, shooter, target, weapon.damage) {
+        if !wound(plan, world, shooter, target, prepared.damage) {
             break;
         }
     }
@@ -73,22 +166,24 @@ pub fn resolve<'p, D: Draws<'p>>(
 
 /// Deals one failed test's damage; false once the target has no model left.
 fn wound(plan: &Plan, world: &mut World, shooter: usize, target: usize, damage: u32) -> bool {
-    world.materialize(plan);
-    world.pristine = false;
     let spill = plan.scenario().options.spill;
     let mut remaining = damage;
     while remaining > 0 {
-        let Some(i) = victim(plan, world, shooter, target) else {
+        let models = world.models_mut(plan);
+        let Some(i) = victim(plan, models, shooter, target) else {
             return false;
         };
-        let state = &mut world.units[target];
-        let model = &mut state.models[i];
+        let model = &mut models[target][i];
         let taken = remaining.min(model.hp);
         model.hp -= taken;
         remaining -= taken;
+        let killed = model.hp == 0;
+        if killed {
+            models[target].remove(i);
+        }
+        let state = &mut world.units[target];
         state.damage_taken += taken;
-        if model.hp == 0 {
-            state.models.remove(i);
+        if killed {
             state.alive -= 1;
             state.lost += 1;
         }
@@ -102,16 +197,20 @@ fn wound(plan: &Plan, world: &mut World, shooter: usize, target: usize, damage: 
 /// The model a wound goes to: a damaged model first, else the one nearest the shooter (to the
 /// shooter's closest model; ties: the first in order). Bases within a unit are all alike, so
 /// the nearest by edge distance is the nearest by centre distance, and squares will do.
-fn victim(plan: &Plan, world: &World, shooter: usize, target: usize) -> Option<usize> {
+fn victim(
+    plan: &Plan,
+    models: &[Vec<super::world::Model>],
+    shooter: usize,
+    target: usize,
+) -> Option<usize> {
     let full = plan.scenario().units[target].hp;
-    let models = &world.units[target].models;
-    if let Some(i) = models.iter().position(|m| m.hp < full) {
+    let targets = &models[target];
+    if let Some(i) = targets.iter().position(|m| m.hp < full) {
         return Some(i);
     }
-    let shooters = &world.units[shooter].models;
     let mut best: Option<(f64, usize)> = None;
-    for (i, m) in models.iter().enumerate() {
-        let d = shooters
+    for (i, m) in targets.iter().enumerate() {
+        let d = models[shooter]
             .iter()
             .map(|s| m.centre.distance_squared(s.centre))
             .fold(f64::INFINITY, f64::min);
@@ -120,4 +219,20 @@ fn victim(plan: &Plan, world: &World, shooter: usize, target: usize) -> Option<u
         }
     }
     best.map(|(_, i)| i)
+}
+
+/// The chance that one attack hits and its defense test (taken with `bonus`) fails. Hits are
+/// Binomial(attacks, p_hit) and failed tests Binomial(hits, 1 - p_save) given the hits, so
+/// failed tests are Binomial(attacks, p_hit * (1 - p_save)): one draw instead of two.
+fn wound_probability(hit: Fraction, target: &Unit, bonus: i32) -> Fraction {
+    let Some(defense) = &target.defense else {
+        return hit;
+    };
+    let fail = defense.with_bonus(bonus).probability().one_minus();
+    hit.checked_mul(fail).unwrap_or_else(|| {
+        // Only dice with more than 2^64 outcomes on both tests get here; the sampler works in
+        // f64 anyway, so the product rounded to 2^-120 draws the same.
+        const SCALE: f64 = (1u128 << 120) as f64;
+        Fraction::new((hit.to_f64() * fail.to_f64() * SCALE) as u128, 1 << 120)
+    })
 }

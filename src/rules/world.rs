@@ -1,9 +1,14 @@
-//! The state of one trial: each unit's models, counters, restrictions and command token.
+//! The state of one trial: each unit's counters, restrictions and command token, and its
+//! models.
 //!
-//! Positions are materialised lazily. A trial starts "pristine" (every unit as the scenario
-//! placed it) and stays so until a model is added or removed; while pristine, rules may use
+//! Positions are materialised lazily. A trial starts "pristine": every unit stands exactly as
+//! the scenario placed it, no model added, removed, moved or damaged. While it is, rules may use
 //! results precomputed for the starting layout instead of touching geometry, which keeps the
-//! common one-step trial free of per-model work.
+//! common one-step trial free of per-model work. Rules reach models only through
+//! [`World::models`] (which lists them first), the placement buffers `gather_bases` fills
+//! (likewise), [`World::models_mut`] (which also ends pristineness) and
+//! `rallied_from_start` (precomputed Rally placements, also ending it), so no rule can read
+//! unlisted models or change them unnoticed.
 
 use super::geometry::{edge_distance, Point};
 use super::placement::Base;
@@ -18,8 +23,6 @@ impl Restrictions {
     pub const SHOOT: Restrictions = Restrictions(1);
     pub const RUN: Restrictions = Restrictions(2);
     pub const DEFEND: Restrictions = Restrictions(4);
-
-    pub const ALL: Restrictions = Restrictions(7);
 
     pub const fn union(self, other: Restrictions) -> Restrictions {
         Restrictions(self.0 | other.0)
@@ -40,7 +43,7 @@ pub struct Model {
 /// How a unit's models are known: as the scenario placed them, as the starting layout plus
 /// precomputed Rally placements, or listed in `models`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Layout {
+enum Layout {
     Initial,
     /// The starting models, then the first `first` spots of the unit's precomputed Rally
     /// placements, then the first `second` spots of its precomputed second use after `first`.
@@ -61,18 +64,19 @@ pub struct UnitState {
     pub token: bool,
     /// Declared Defend in the window of the command now resolving.
     pub defending: bool,
-    pub(crate) layout: Layout,
-    /// Valid only when `layout` is `Materialized`.
-    pub(crate) models: Vec<Model>,
 }
 
 /// A trial's state; also the engine's per-worker scratch, reused across trials.
 #[derive(Debug, Clone)]
 pub struct World {
     pub units: Vec<UnitState>,
-    /// No model has been added or removed since the start of the trial.
-    pub pristine: bool,
     pub round: u32,
+    /// Every unit stands as the scenario placed it (see the module doc).
+    pristine: bool,
+    /// How each unit's models are known.
+    layouts: Vec<Layout>,
+    /// Each unit's models; unit i's are valid only when `layouts[i]` is `Materialized`.
+    models: Vec<Vec<Model>>,
     /// Reused buffers for geometry queries, so the slow path allocates only while warming up.
     pub(crate) bases: Vec<Base>,
     pub(crate) enemies: Vec<Base>,
@@ -82,26 +86,27 @@ pub struct World {
 
 impl World {
     pub fn new(plan: &Plan) -> World {
-        let units = plan
-            .scenario()
-            .units
-            .iter()
-            .map(|u| UnitState {
-                alive: u.alive(),
-                restored: 0,
-                lost: 0,
-                damage_taken: 0,
-                restrictions: Restrictions::NONE,
-                token: false,
-                defending: false,
-                layout: Layout::Initial,
-                models: Vec::with_capacity(u.size as usize),
-            })
-            .collect();
+        let units = &plan.scenario().units;
         World {
-            units,
-            pristine: true,
+            units: units
+                .iter()
+                .map(|u| UnitState {
+                    alive: u.alive(),
+                    restored: 0,
+                    lost: 0,
+                    damage_taken: 0,
+                    restrictions: Restrictions::NONE,
+                    token: false,
+                    defending: false,
+                })
+                .collect(),
             round: 1,
+            pristine: true,
+            layouts: vec![Layout::Initial; units.len()],
+            models: units
+                .iter()
+                .map(|u| Vec::with_capacity(u.size as usize))
+                .collect(),
             bases: Vec::new(),
             enemies: Vec::new(),
             anchors: Vec::new(),
@@ -119,8 +124,8 @@ impl World {
             state.restrictions = Restrictions::NONE;
             state.token = false;
             state.defending = false;
-            state.layout = Layout::Initial;
         }
+        self.layouts.fill(Layout::Initial);
         self.pristine = true;
         self.round = round;
     }
@@ -136,10 +141,37 @@ impl World {
         }
     }
 
-    /// Lists every unit's models explicitly, so geometry can be read and changed.
-    pub fn materialize(&mut self, plan: &Plan) {
-        for (i, state) in self.units.iter_mut().enumerate() {
-            if state.layout == Layout::Materialized {
+    /// Every unit stands as the scenario placed it: no model added, removed, moved or damaged.
+    pub fn pristine(&self) -> bool {
+        self.pristine
+    }
+
+    /// Every unit's models (indexed by unit), listed first where they were not.
+    pub fn models(&mut self, plan: &Plan) -> &[Vec<Model>] {
+        self.materialize(plan);
+        &self.models
+    }
+
+    /// Every unit's models, to change: the trial is no longer pristine. A rule that adds or
+    /// removes models keeps the unit's `alive` equal to its number of models.
+    pub fn models_mut(&mut self, plan: &Plan) -> &mut [Vec<Model>] {
+        self.materialize(plan);
+        self.pristine = false;
+        &mut self.models
+    }
+
+    /// A pristine unit's models become its starting models, then the first `first` of its
+    /// precomputed Rally spots, then the first `second` of the spots after those: listed only
+    /// when a rule asks. The trial is no longer pristine.
+    pub(crate) fn rallied_from_start(&mut self, unit: usize, first: u32, second: u32) {
+        debug_assert!(self.pristine);
+        self.layouts[unit] = Layout::Rallied { first, second };
+        self.pristine = false;
+    }
+
+    fn materialize(&mut self, plan: &Plan) {
+        for (i, (layout, models)) in self.layouts.iter_mut().zip(&mut self.models).enumerate() {
+            if *layout == Layout::Materialized {
                 continue;
             }
             let unit = &plan.scenario().units[i];
@@ -147,32 +179,29 @@ impl World {
                 centre,
                 hp: unit.hp,
             };
-            state.models.clear();
-            state.models.extend(unit.models.iter().copied().map(full));
-            if let Layout::Rallied { first, second } = state.layout {
+            models.clear();
+            models.extend(unit.models.iter().copied().map(full));
+            if let Layout::Rallied { first, second } = *layout {
                 let spots = plan.rally_spots(i);
-                state
-                    .models
-                    .extend(spots.first()[..first as usize].iter().copied().map(full));
+                models.extend(spots[..first as usize].iter().copied().map(full));
                 if second > 0 {
-                    let after = spots.second(first as usize);
-                    state
-                        .models
-                        .extend(after[..second as usize].iter().copied().map(full));
+                    let after = plan.second_rally_spots(i, first as usize);
+                    models.extend(after[..second as usize].iter().copied().map(full));
                 }
             }
-            debug_assert_eq!(state.models.len(), state.alive as usize);
-            state.layout = Layout::Materialized;
+            debug_assert_eq!(models.len(), self.units[i].alive as usize);
+            *layout = Layout::Materialized;
         }
     }
 
     /// Edge-to-edge distance between the closest models of two units (infinite when either
-    /// has none). The world must be materialised.
-    pub fn unit_distance(&self, plan: &Plan, a: usize, b: usize) -> f64 {
+    /// has none).
+    pub fn unit_distance(&mut self, plan: &Plan, a: usize, b: usize) -> f64 {
         let (ua, ub) = (&plan.scenario().units[a], &plan.scenario().units[b]);
+        let models = self.models(plan);
         let mut best = f64::INFINITY;
-        for ma in &self.units[a].models {
-            for mb in &self.units[b].models {
+        for ma in &models[a] {
+            for mb in &models[b] {
                 best = best.min(edge_distance(
                     ma.centre,
                     ua.radius(),
@@ -184,14 +213,15 @@ impl World {
         best
     }
 
-    /// Fills the reusable base buffers: all bases, and those of `unit`'s enemies.
-    /// The world must be materialised.
+    /// Fills the reusable buffers for placement around `unit`: `bases` (every model),
+    /// `enemies` (its enemies' models) and `anchors` (its own models' centres).
     pub(crate) fn gather_bases(&mut self, plan: &Plan, unit: usize) {
+        self.materialize(plan);
         self.bases.clear();
         self.enemies.clear();
         let side = &plan.scenario().units[unit].side;
-        for (state, u) in self.units.iter().zip(&plan.scenario().units) {
-            for m in &state.models {
+        for (models, u) in self.models.iter().zip(&plan.scenario().units) {
+            for m in models {
                 let b = Base {
                     centre: m.centre,
                     radius: u.radius(),
@@ -202,5 +232,45 @@ impl World {
                 }
             }
         }
+        self.anchors.clear();
+        self.anchors
+            .extend(self.models[unit].iter().map(|m| m.centre));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario;
+
+    #[test]
+    fn reading_models_keeps_the_trial_pristine_and_changing_them_ends_it() {
+        let text = r#"
+[scenario]
+name = "w"
+[[unit]]
+id = "a"
+side = "blue"
+size = 3
+alive = 2
+resolve = "d6>=4"
+models = [[10.0, 10.0], [12.0, 10.0]]
+[[step]]
+unit = "a"
+command = "rally"
+"#;
+        let set = scenario::parse(text, "w.toml", &[]).unwrap();
+        let plan = Plan::compile(&set.variants[0].scenario);
+        let mut world = World::new(&plan);
+        assert!(world.pristine());
+        let centres: Vec<Point> = world.models(&plan)[0].iter().map(|m| m.centre).collect();
+        assert_eq!(centres, [Point::new(10.0, 10.0), Point::new(12.0, 10.0)]);
+        assert!(world.pristine());
+        world.models_mut(&plan)[0][1].hp = 0;
+        assert!(!world.pristine());
+        world.reset(&plan, 1);
+        assert!(world.pristine());
+        // Listed again from the scenario, undamaged.
+        assert!(world.models(&plan)[0].iter().all(|m| m.hp == 1));
     }
 }

@@ -89,6 +89,8 @@ impl Unit {
     }
 }
 
+/// The kind of a command, without its arguments: what names it in files and messages, and
+/// (in `rules::commands`) the restrictions it applies and is barred by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
     Rally,
@@ -106,15 +108,48 @@ impl Command {
     }
 }
 
-/// One command declared by one unit, in one round.
+/// The unit a Shoot aims at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// An enemy unit, by index into [`Scenario::units`].
+    Unit(usize),
+}
+
+/// Where a Run goes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Heading {
+    /// Straight toward a point of the table (stopping there).
+    Point(Point),
+    /// Straight away from the nearest enemy model, the full move.
+    AwayFromNearestEnemy,
+}
+
+/// A command with its arguments, as validation built it: each variant carries exactly what its
+/// command needs, so the rules match on it and never find an argument missing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Order {
+    Rally,
+    Shoot { target: Target },
+    Run { toward: Heading },
+}
+
+impl Order {
+    pub fn command(&self) -> Command {
+        match self {
+            Order::Rally => Command::Rally,
+            Order::Shoot { .. } => Command::Shoot,
+            Order::Run { .. } => Command::Run,
+        }
+    }
+}
+
+/// One order given to one unit, in one round.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
     pub id: String,
     pub unit: usize,
-    pub command: Command,
-    pub target: Option<usize>,
     pub round: u32,
-    pub toward: Option<Point>,
+    pub order: Order,
 }
 
 /// A sequence of steps played in every trial. A scenario without `[[choice]]` has one
@@ -137,12 +172,6 @@ pub struct Scenario {
     pub choices: Vec<Choice>,
     /// The card game, for `[cards]` scenarios (which have no units or steps).
     pub cards: Option<crate::cards::CardGame>,
-}
-
-impl Scenario {
-    pub fn unit_index(&self, id: &str) -> Option<usize> {
-        self.units.iter().position(|u| u.id == id)
-    }
 }
 
 /// One point of a sweep grid: its parameter values (as written) and the scenario there.
@@ -339,5 +368,68 @@ mod tests {
         assert!(parse_count("-3").is_err());
         assert!(parse_count("lots").is_err());
         assert!(parse_count("").is_err());
+    }
+
+    #[test]
+    fn validation_gives_each_order_its_arguments() {
+        let text = r#"
+[scenario]
+name = "orders"
+[[unit]]
+id = "blue"
+side = "blue"
+size = 2
+resolve = "d6>=4"
+move = 3.0
+weapon = { attacks = 1, hit = "d6>=4", damage = 1, range = 24.0 }
+models = [[10.0, 10.0], [11.0, 10.0]]
+[[unit]]
+id = "red"
+side = "red"
+size = 1
+resolve = "d6>=4"
+models = [[20.0, 10.0]]
+[[step]]
+unit = "blue"
+command = "rally"
+[[step]]
+unit = "blue"
+command = "shoot"
+target = "red"
+[[step]]
+unit = "blue"
+command = "run"
+toward = [0.0, 5.0]
+round = 2
+[[step]]
+unit = "blue"
+command = "run"
+round = 3
+"#;
+        let set = parse(text, "orders.toml", &[]).unwrap();
+        let steps = &set.variants[0].scenario.choices[0].steps;
+        let orders: Vec<Order> = steps.iter().map(|s| s.order).collect();
+        assert_eq!(
+            orders,
+            [
+                Order::Rally,
+                Order::Shoot {
+                    target: Target::Unit(1)
+                },
+                Order::Run {
+                    toward: Heading::Point(Point::new(0.0, 5.0))
+                },
+                Order::Run {
+                    toward: Heading::AwayFromNearestEnemy
+                },
+            ]
+        );
+        let kinds: Vec<&str> = orders.iter().map(|o| o.command().name()).collect();
+        assert_eq!(kinds, ["rally", "shoot", "run", "run"]);
+        assert!(steps.iter().all(|s| s.unit == 0));
+        assert_eq!(
+            steps.iter().map(|s| s.round).collect::<Vec<_>>(),
+            [1, 1, 2, 3]
+        );
     }
 }

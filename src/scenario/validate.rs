@@ -2,7 +2,10 @@
 
 use super::error::Context;
 use super::raw::*;
-use super::{Choice, Command, Options, Response, Scenario, ScenarioError, Step, Unit, Weapon};
+use super::{
+    Choice, Command, Heading, Options, Order, Response, Scenario, ScenarioError, Step, Target,
+    Unit, Weapon,
+};
 use crate::config::is_identifier;
 use crate::config::suggest::{clip, quoted, unknown_id, unknown_value};
 use crate::dice::DiceTest;
@@ -515,7 +518,7 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
                 ))
             }
         };
-        let target = match (&s.target, command) {
+        let mut order = match (&s.target, command) {
             (None, Command::Shoot) => {
                 return Err(ctx.invalid(key("target"), "shoot needs a target = \"<enemy unit id>\""))
             }
@@ -534,7 +537,9 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
                         ),
                     ));
                 }
-                Some(ti)
+                Order::Shoot {
+                    target: Target::Unit(ti),
+                }
             }
             (Some(t), other) => {
                 return Err(ctx.invalid(
@@ -546,7 +551,10 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
                     ),
                 ))
             }
-            (None, _) => None,
+            (None, Command::Rally) => Order::Rally,
+            (None, Command::Run) => Order::Run {
+                toward: Heading::AwayFromNearestEnemy,
+            },
         };
         if command == Command::Shoot && units[unit].weapon.is_none() {
             return Err(ctx.invalid(
@@ -566,10 +574,12 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
                 ),
             ));
         }
-        let toward = match (&s.toward, command) {
-            (None, _) => None,
-            (Some(xy), Command::Run) => match xy.as_slice() {
-                [x, y] if x.is_finite() && y.is_finite() => Some(Point::new(*x, *y)),
+        match (&s.toward, &mut order) {
+            (None, _) => {}
+            (Some(xy), Order::Run { toward }) => match xy.as_slice() {
+                [x, y] if x.is_finite() && y.is_finite() => {
+                    *toward = Heading::Point(Point::new(*x, *y))
+                }
                 _ => {
                     return Err(ctx.invalid(
                         key("toward"),
@@ -583,10 +593,10 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
             (Some(_), other) => {
                 return Err(ctx.invalid(
                     key("toward"),
-                    format!("{} has no `toward`; only run does", other.name()),
+                    format!("{} has no `toward`; only run does", other.command().name()),
                 ))
             }
-        };
+        }
         let step_round = match s.round {
             None => round,
             Some(r) if r >= round as i64 && r <= 1_000_000 => r as u32,
@@ -603,10 +613,8 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
         steps.push(Step {
             id,
             unit,
-            command,
-            target,
             round: step_round,
-            toward,
+            order,
         });
     }
     Ok(steps)

@@ -4,16 +4,19 @@
 
 use super::geometry::{overlaps, Point};
 use super::plan::Plan;
-use super::world::World;
+use super::world::{Model, World};
+use crate::scenario::Heading;
 
 /// Steps tried from the full move down to nothing when the full move is not allowed.
 const FRACTIONS: u32 = 64;
 
-pub fn run(plan: &Plan, world: &mut World, unit: usize, toward: Option<Point>) {
+/// One use of Run. A unit without a move distance stays put; validation gives every unit
+/// ordered to run one.
+pub fn resolve(plan: &Plan, world: &mut World, unit: usize, toward: Heading) {
     let u = &plan.scenario().units[unit];
     let Some(reach) = u.move_distance else { return };
-    world.materialize(plan);
-    let models = &world.units[unit].models;
+    let all = world.models(plan);
+    let models = &all[unit];
     if models.is_empty() {
         return;
     }
@@ -23,12 +26,12 @@ pub fn run(plan: &Plan, world: &mut World, unit: usize, toward: Option<Point>) {
         models.iter().map(|m| m.centre.y).sum::<f64>() / n,
     );
     let (dx, dy, length) = match toward {
-        Some(p) => {
+        Heading::Point(p) => {
             let d = centre.distance(p);
             (p.x - centre.x, p.y - centre.y, reach.min(d))
         }
-        None => {
-            let Some(enemy) = nearest_enemy(plan, world, unit) else {
+        Heading::AwayFromNearestEnemy => {
+            let Some(enemy) = nearest_enemy(plan, all, unit) else {
                 return;
             };
             (centre.x - enemy.x, centre.y - enemy.y, reach)
@@ -41,25 +44,24 @@ pub fn run(plan: &Plan, world: &mut World, unit: usize, toward: Option<Point>) {
     let (ux, uy) = (dx / norm, dy / norm);
     for k in (1..=FRACTIONS).rev() {
         let d = length * k as f64 / FRACTIONS as f64;
-        if allowed(plan, world, unit, ux * d, uy * d) {
-            for m in &mut world.units[unit].models {
+        if allowed(plan, all, unit, ux * d, uy * d) {
+            for m in &mut world.models_mut(plan)[unit] {
                 m.centre = Point::new(m.centre.x + ux * d, m.centre.y + uy * d);
             }
-            world.pristine = false;
             return;
         }
     }
 }
 
-fn nearest_enemy(plan: &Plan, world: &World, unit: usize) -> Option<Point> {
+fn nearest_enemy(plan: &Plan, models: &[Vec<Model>], unit: usize) -> Option<Point> {
     let side = &plan.scenario().units[unit].side;
-    let own = &world.units[unit].models;
+    let own = &models[unit];
     let mut best: Option<(f64, Point)> = None;
     for (i, u) in plan.scenario().units.iter().enumerate() {
         if &u.side == side {
             continue;
         }
-        for e in &world.units[i].models {
+        for e in &models[i] {
             for m in own {
                 let d = m.centre.distance(e.centre);
                 if best.is_none_or(|(b, _)| d < b) {
@@ -71,10 +73,10 @@ fn nearest_enemy(plan: &Plan, world: &World, unit: usize) -> Option<Point> {
     best.map(|(_, p)| p)
 }
 
-fn allowed(plan: &Plan, world: &World, unit: usize, dx: f64, dy: f64) -> bool {
+fn allowed(plan: &Plan, models: &[Vec<Model>], unit: usize, dx: f64, dy: f64) -> bool {
     let u = &plan.scenario().units[unit];
     let field = &plan.scenario().battlefield;
-    world.units[unit].models.iter().all(|m| {
+    models[unit].iter().all(|m| {
         let p = Point::new(m.centre.x + dx, m.centre.y + dy);
         field.admits(p, u.radius())
             && plan
@@ -84,8 +86,7 @@ fn allowed(plan: &Plan, world: &World, unit: usize, dx: f64, dy: f64) -> bool {
                 .enumerate()
                 .filter(|&(i, _)| i != unit)
                 .all(|(i, o)| {
-                    world.units[i]
-                        .models
+                    models[i]
                         .iter()
                         .all(|q| !overlaps(p, u.radius(), q.centre, o.radius()))
                 })

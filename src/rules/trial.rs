@@ -1,0 +1,86 @@
+//! The driver the engine runs: [`Trial`] for a compiled [`Plan`]. Each trial plays one
+//! choice's steps in order through [`commands::declare`] and writes each step's and each
+//! unit's metrics row.
+
+use super::commands::{self, Ineligible, Resolved};
+use super::metrics::{StepMetrics, UnitMetrics};
+use super::plan::Plan;
+use super::world::{UnitState, World};
+use crate::engine::{Draws, MetricName, Trial};
+
+impl Trial for Plan {
+    type Scratch = World;
+
+    fn metrics(&self) -> &[MetricName] {
+        &self.metrics
+    }
+
+    fn arms(&self) -> usize {
+        self.arms.len()
+    }
+
+    fn pairs(&self) -> &[(usize, usize)] {
+        &self.pairs
+    }
+
+    fn scratch(&self) -> World {
+        World::new(self)
+    }
+
+    /// The general path (`force_general_path`) plays every trial in full.
+    fn memoise(&self) -> bool {
+        self.fast_paths()
+    }
+
+    fn play<'t, D: Draws<'t>>(
+        &'t self,
+        arm: usize,
+        world: &mut World,
+        draws: &mut D,
+        out: &mut [i64],
+    ) {
+        let arm = &self.arms[arm];
+        world.reset(self, arm.first_round);
+        let unit_end = arm.offset + self.scenario().units.len() * UnitMetrics::LEN;
+        let step_out = &mut out[unit_end..];
+        for (step, slot) in arm
+            .steps
+            .iter()
+            .zip(step_out.chunks_exact_mut(StepMetrics::LEN))
+        {
+            world.start_round(step.round);
+            step_metrics(commands::declare(self, world, step, draws)).write(slot);
+        }
+        let unit_out = &mut out[arm.offset..unit_end];
+        for (unit, slot) in world
+            .units
+            .iter()
+            .zip(unit_out.chunks_exact_mut(UnitMetrics::LEN))
+        {
+            unit_metrics(unit).write(slot);
+        }
+    }
+}
+
+fn step_metrics(declared: Result<Resolved, Ineligible>) -> StepMetrics {
+    let (r, ineligible) = match declared {
+        Ok(r) => (r, 0),
+        Err(_) => (Resolved::default(), 1),
+    };
+    StepMetrics {
+        resolved: i64::from(r.uses),
+        fizzled: i64::from(r.fizzled),
+        ineligible,
+        responses: i64::from(r.responses),
+    }
+}
+
+fn unit_metrics(u: &UnitState) -> UnitMetrics {
+    UnitMetrics {
+        alive: i64::from(u.alive),
+        restored: i64::from(u.restored),
+        lost: i64::from(u.lost),
+        damage_taken: i64::from(u.damage_taken),
+        destroyed: i64::from(u.alive == 0),
+    }
+}
