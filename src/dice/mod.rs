@@ -7,9 +7,9 @@
 //!   can be derived rather than estimated, and the simulator can be checked against it. That
 //!   is why [`DiceTest::probability`] returns a reduced [`Fraction`] counted over every equally
 //!   likely outcome instead of a float.
-//! - The simulator's hot loop plays billions of tests. It never rolls dice: every test, or
-//!   group of identical tests, is one draw from a [`SuccessCount`] table built from the exact
-//!   probability, one random word per draw.
+//! - The simulator plays tests in every trial, so its hot loop never rolls dice: every test,
+//!   or group of identical tests, is one draw from a [`SuccessCount`] table built from the
+//!   exact probability, one random word per draw.
 //!
 //! The exact counts are `u128`; to keep them (and the squared denominators of rerolls)
 //! representable, [`DiceTest::parse`] refuses a test with more than 2^[`MAX_OUTCOMES_LOG2`]

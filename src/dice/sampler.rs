@@ -9,8 +9,9 @@ use rand::Rng;
 
 use super::Fraction;
 
-/// Up to this many thresholds a linear scan beats a binary search: the scan usually stops
-/// near the mode after a few well-predicted compares.
+/// Up to this many thresholds, counting every threshold at or below the word (a fixed loop
+/// with no branch on the word) beats a binary search, whose branches depend on the random
+/// word and are mispredicted.
 const LINEAR_SCAN_MAX: usize = 16;
 
 /// 2^64 as an `f64` (exact).
