@@ -5,6 +5,7 @@
 //! trial's state; [`commands`] holds the command rules. Nothing here touches files or threads.
 
 pub mod commands;
+pub mod condition;
 pub mod geometry;
 pub mod movement;
 pub mod placement;
