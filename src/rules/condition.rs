@@ -1017,3 +1017,733 @@ fn edit_distance(a: &str, b: &str) -> usize {
 fn digits_len(s: &str) -> usize {
     s.bytes().take_while(u8::is_ascii_digit).count()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// A table written out by hand: the unit's counts, the distance to the nearest enemy
+    /// model, whether something can be shot, and a log of what was asked.
+    #[derive(Default)]
+    struct Table {
+        alive: u32,
+        size: u32,
+        round: u32,
+        damaged: u32,
+        nearest_enemy: f64,
+        in_range: bool,
+        asked: Vec<String>,
+    }
+
+    impl Situation for Table {
+        fn alive(&mut self) -> u32 {
+            self.asked.push("alive".into());
+            self.alive
+        }
+        fn size(&mut self) -> u32 {
+            self.asked.push("size".into());
+            self.size
+        }
+        fn round(&mut self) -> u32 {
+            self.asked.push("round".into());
+            self.round
+        }
+        fn damaged(&mut self) -> u32 {
+            self.asked.push("damaged".into());
+            self.damaged
+        }
+        fn enemy_within(&mut self, inches: f64) -> bool {
+            self.asked.push(format!("enemy_within({inches})"));
+            self.nearest_enemy <= inches
+        }
+        fn in_range(&mut self) -> bool {
+            self.asked.push("in_range".into());
+            self.in_range
+        }
+    }
+
+    fn table() -> Table {
+        Table {
+            alive: 7,
+            size: 10,
+            round: 2,
+            damaged: 1,
+            nearest_enemy: 3.5,
+            in_range: true,
+            asked: Vec::new(),
+        }
+    }
+
+    fn holds(text: &str, t: &mut Table) -> bool {
+        Condition::parse(text).unwrap().holds(t)
+    }
+
+    fn err(text: &str) -> ConditionError {
+        match Condition::parse(text) {
+            Ok(c) => panic!("{text:?} parsed as {c}"),
+            Err(e) => e,
+        }
+    }
+
+    /// The whole rendered error.
+    fn shown(text: &str) -> String {
+        err(text).to_string()
+    }
+
+    #[test]
+    fn each_name_reads_its_own_count() {
+        // alive 7, size 10 (so missing 3), round 2, damaged 1.
+        let mut t = table();
+        for (text, want) in [
+            ("alive == 7", true),
+            ("alive == 6", false),
+            ("size == 10", true),
+            ("missing == 3", true),
+            ("missing == 7", false),
+            ("round == 2", true),
+            ("round == 1", false),
+            ("damaged == 1", true),
+            ("damaged == 0", false),
+            ("7 == alive", true),
+        ] {
+            assert_eq!(holds(text, &mut t), want, "{text}");
+        }
+        // A count may be compared with a count.
+        assert!(holds("alive > missing", &mut t));
+        assert!(holds("size == size", &mut t));
+        assert!(!holds("round > alive", &mut t));
+    }
+
+    #[test]
+    fn missing_never_underflows() {
+        // A situation that reports more models than the unit started with.
+        let mut t = Table {
+            alive: 5,
+            size: 3,
+            ..table()
+        };
+        assert!(holds("missing == 0", &mut t));
+    }
+
+    #[test]
+    fn each_comparison_against_its_definition() {
+        // alive runs over 0..=4 against 2; truth tables written out.
+        let cases: [(&str, [bool; 5]); 6] = [
+            ("alive < 2", [true, true, false, false, false]),
+            ("alive <= 2", [true, true, true, false, false]),
+            ("alive > 2", [false, false, false, true, true]),
+            ("alive >= 2", [false, false, true, true, true]),
+            ("alive == 2", [false, false, true, false, false]),
+            ("alive != 2", [true, true, false, true, true]),
+        ];
+        for (text, want) in cases {
+            for (alive, &w) in want.iter().enumerate() {
+                let mut t = Table {
+                    alive: alive as u32,
+                    ..table()
+                };
+                assert_eq!(holds(text, &mut t), w, "{text} with alive {alive}");
+            }
+        }
+    }
+
+    #[test]
+    fn enemy_within_compares_the_distance_in_inches() {
+        // The nearest enemy is 3.5" away.
+        let mut t = table();
+        assert!(holds("enemy_within(3.5)", &mut t));
+        assert!(holds("enemy_within(4)", &mut t));
+        assert!(!holds("enemy_within(3)", &mut t));
+        assert!(!holds("enemy_within(0)", &mut t));
+        assert!(!holds("enemy_within(3.49)", &mut t));
+        assert!(holds("enemy_within(003.50)", &mut t));
+        assert!(t.asked.contains(&"enemy_within(3.49)".to_string()));
+    }
+
+    #[test]
+    fn logic_operators_follow_their_truth_tables() {
+        // in_range and enemy_within(1) over all four combinations.
+        for (in_range, near) in [(false, false), (false, true), (true, false), (true, true)] {
+            let mut t = Table {
+                in_range,
+                nearest_enemy: if near { 0.5 } else { 5.0 },
+                ..table()
+            };
+            assert_eq!(
+                holds("in_range and enemy_within(1)", &mut t),
+                in_range && near
+            );
+            assert_eq!(
+                holds("in_range or enemy_within(1)", &mut t),
+                in_range || near
+            );
+            assert_eq!(holds("not in_range", &mut t), !in_range);
+            assert_eq!(holds("not not in_range", &mut t), in_range);
+        }
+    }
+
+    #[test]
+    fn and_or_stop_at_the_first_deciding_operand() {
+        let mut t = table();
+        assert!(holds("in_range or enemy_within(1)", &mut t));
+        assert_eq!(t.asked, ["in_range"]);
+
+        let mut t = table();
+        assert!(!holds("alive > 8 and enemy_within(1) and in_range", &mut t));
+        assert_eq!(t.asked, ["alive"]);
+
+        // Undecided operands are asked, left to right; `missing` asks size then alive.
+        let mut t = table();
+        assert!(holds("missing >= 4 or not in_range or round == 2", &mut t));
+        assert_eq!(t.asked, ["size", "alive", "in_range", "round"]);
+    }
+
+    fn cmp(a: Count, op: Comparison, b: u32) -> Truth {
+        Truth::Compare(a, op, Count::Literal(b))
+    }
+
+    fn tree(text: &str) -> Truth {
+        Condition::parse(text).unwrap().tree
+    }
+
+    #[test]
+    fn precedence_or_and_not_comparison() {
+        use Comparison::*;
+        use Count::*;
+        let alive_gt_2 = || cmp(Alive, Gt, 2);
+        let round_eq_1 = || cmp(Round, Eq, 1);
+        let all = |xs: Vec<Truth>| Truth::All(xs.into_boxed_slice());
+        let any = |xs: Vec<Truth>| Truth::Any(xs.into_boxed_slice());
+        let not = |x| Truth::Not(Box::new(x));
+
+        // (not (alive > 2)) or (round == 1)
+        assert_eq!(
+            tree("not alive > 2 or round == 1"),
+            any(vec![not(alive_gt_2()), round_eq_1()])
+        );
+        // in_range or (alive > 2 and round == 1)
+        assert_eq!(
+            tree("in_range or alive > 2 and round == 1"),
+            any(vec![Truth::InRange, all(vec![alive_gt_2(), round_eq_1()])])
+        );
+        // (not in_range) and (alive > 2)
+        assert_eq!(
+            tree("not in_range and alive > 2"),
+            all(vec![not(Truth::InRange), alive_gt_2()])
+        );
+        // (a and b) or (c and d)
+        assert_eq!(
+            tree("in_range and alive > 2 or round == 1 and enemy_within(1)"),
+            any(vec![
+                all(vec![Truth::InRange, alive_gt_2()]),
+                all(vec![round_eq_1(), Truth::EnemyWithin(1.0)]),
+            ])
+        );
+        // Parentheses override; a chain is one node however it is grouped.
+        assert_eq!(
+            tree("(in_range or alive > 2) and round == 1"),
+            all(vec![any(vec![Truth::InRange, alive_gt_2()]), round_eq_1()])
+        );
+        assert_eq!(
+            tree("(in_range and alive > 2) and (round == 1 and enemy_within(2))"),
+            tree("in_range and alive > 2 and round == 1 and enemy_within(2)")
+        );
+        assert_eq!(
+            tree("not (alive > 2 or round == 1)"),
+            not(any(vec![alive_gt_2(), round_eq_1()]))
+        );
+        // Parenthesised counts compare like bare ones.
+        assert_eq!(tree("((alive)) > (2)"), alive_gt_2());
+        // Evaluated: alive 1, round 1 tells the two readings apart.
+        let mut t = Table {
+            alive: 1,
+            round: 1,
+            ..table()
+        };
+        assert!(holds("not alive > 2 or round == 1", &mut t));
+        assert!(!holds("not (alive > 2 or round == 1)", &mut t));
+    }
+
+    #[test]
+    fn canonical_text() {
+        for (text, canonical) in [
+            (
+                "missing>=3 and not(enemy_within(1.50))",
+                "missing >= 3 and not enemy_within(1.5)",
+            ),
+            ("((in_range))", "in_range"),
+            (
+                "(in_range or alive<2) and round==1",
+                "(in_range or alive < 2) and round == 1",
+            ),
+            (
+                "in_range or (alive<2 and round==1)",
+                "in_range or alive < 2 and round == 1",
+            ),
+            (
+                "not (in_range and damaged != 0)",
+                "not (in_range and damaged != 0)",
+            ),
+            ("not (not in_range)", "not not in_range"),
+            ("alive >= 3.00", "alive >= 3"),
+            ("enemy_within(0.1)", "enemy_within(0.1)"),
+        ] {
+            let c = Condition::parse(text).unwrap();
+            assert_eq!(c.to_string(), canonical, "{text}");
+            assert_eq!(c.text(), text);
+            assert_eq!(Condition::parse(canonical).unwrap(), c);
+        }
+        assert_eq!(
+            "in_range".parse::<Condition>().unwrap().to_string(),
+            "in_range"
+        );
+    }
+
+    #[test]
+    fn typical_mistakes_are_explained_under_a_caret() {
+        let allowed = "allowed: alive, missing, size, round, damaged, enemy_within(D), in_range";
+        assert_eq!(
+            shown("missing >= 3 and not enemy_withn(1)"),
+            format!(
+                "bad condition:\n    missing >= 3 and not enemy_withn(1)\n    \
+                 {}^^^^^^^^^^^ unknown name `enemy_withn`; did you mean `enemy_within`? {allowed}",
+                " ".repeat(21)
+            )
+        );
+        assert_eq!(
+            shown("(alive > 3 and in_range"),
+            "bad condition:\n    (alive > 3 and in_range\n    ^ this `(` is never closed: add a `)`"
+        );
+        assert_eq!(
+            shown("alive > 3 in_range"),
+            "bad condition:\n    alive > 3 in_range\n              ^^^^^^^^ expected `and` or \
+             `or` before `in_range`, or the end of the condition"
+        );
+        assert_eq!(
+            shown("alive > 3)"),
+            "bad condition:\n    alive > 3)\n             ^ unmatched `)`: there is no `(` before it"
+        );
+        assert_eq!(
+            shown("alive = 3"),
+            "bad condition:\n    alive = 3\n          ^ `=` is not a comparison: did you mean `==`?"
+        );
+        assert_eq!(
+            shown("alive and in_range"),
+            "bad condition:\n    alive and in_range\n    ^^^^^ `alive` is a number: compare it, \
+             e.g. `alive >= 3`"
+        );
+        assert_eq!(
+            shown("in_range > 1"),
+            "bad condition:\n    in_range > 1\n    ^^^^^^^^ `in_range` is true or false: it \
+             cannot be compared with a number; combine it with `and`, `or`, `not`"
+        );
+    }
+
+    /// (offset, len, a piece of the message) for each mistake, spans counted by hand.
+    #[test]
+    fn spans_and_messages() {
+        for (text, offset, len, says) in [
+            ("alive >= 3 AND in_range", 11, 3, "did you mean `and`?"),
+            ("NOT in_range", 0, 3, "did you mean `not`?"),
+            ("in_range Or alive > 1", 9, 2, "did you mean `or`?"),
+            ("in_range && alive > 1", 9, 2, "did you mean `and`?"),
+            ("in_range || alive > 1", 9, 2, "did you mean `or`?"),
+            ("!in_range", 0, 1, "did you mean `not`?"),
+            ("alive => 3", 6, 2, "did you mean `>=`?"),
+            ("alive =< 3", 6, 2, "did you mean `<=`?"),
+            ("alive <> 3", 6, 2, "did you mean `!=`?"),
+            ("alive >= 2.5", 9, 3, "not a whole number"),
+            ("alive >= 3.", 9, 2, "cannot end with `.`"),
+            ("enemy_within(.5)", 13, 2, "write `0.5`"),
+            ("alive > -1", 8, 1, "never negative"),
+            ("alive > 4294967296", 8, 10, "too large"),
+            ("1 < alive < 3", 10, 1, "do not chain"),
+            ("alive", 0, 5, "`alive` is a number"),
+            ("3", 0, 1, "`3` is a number, not true or false"),
+            ("not (missing)", 4, 9, "`missing` is a number"),
+            ("(alive > 2) == 1", 0, 11, "`alive > 2` is true or false"),
+            (
+                "enemy_within(1) != 0",
+                0,
+                15,
+                "`enemy_within(1)` is true or false",
+            ),
+            ("alive >", 7, 0, "after `>`, found the end of the condition"),
+            ("in_range and", 12, 0, "after `and`"),
+            (
+                "and in_range",
+                0,
+                3,
+                "expected a name, a number or `(`, found `and`",
+            ),
+            ("()", 1, 1, "found `)`"),
+            ("", 0, 0, "empty condition"),
+            ("enemy_within", 0, 12, "needs a distance"),
+            ("enemy_within(alive)", 13, 5, "number of inches"),
+            ("enemy_within(1", 14, 0, "expected `)`"),
+            ("enemy_within(1\")", 14, 1, "inches already"),
+            ("in_range(1)", 8, 1, "`in_range` takes no argument"),
+            ("damaged(1) > 0", 7, 1, "`damaged` takes no argument"),
+            ("alive > 3 # note", 10, 1, "unexpected character '#'"),
+            ("Alive > 3", 0, 5, "did you mean `alive`?"),
+            ("turn == 1", 0, 4, "did you mean `round`?"),
+            ("dead >= 2", 0, 4, "did you mean `missing`?"),
+            ("miss >= 2", 0, 4, "did you mean `missing`?"),
+            ("damgaed > 0", 0, 7, "did you mean `damaged`?"),
+            ("sise > 0", 0, 4, "did you mean `size`?"),
+            ("inrange", 0, 7, "did you mean `in_range`?"),
+            ("true", 0, 4, "unknown name `true`; allowed:"),
+        ] {
+            let e = err(text);
+            assert_eq!((e.offset, e.len), (offset, len), "{text}: {e}");
+            assert!(e.message.contains(says), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn carets_count_chars_not_bytes() {
+        // `größe` is 7 bytes, 5 chars.
+        let e = err("größe >= 3");
+        assert_eq!((e.offset, e.len), (0, 7));
+        assert!(e
+            .to_string()
+            .contains("\n    größe >= 3\n    ^^^^^ unknown name `größe`"));
+        // An ideographic space is 3 bytes, 1 char, of whitespace.
+        let e = err("\u{3000}alive and in_range");
+        assert_eq!((e.offset, e.len), (3, 5));
+        assert!(e
+            .to_string()
+            .contains("\n    \u{3000}alive and in_range\n     ^^^^^ `alive`"));
+        // A tab is shown as one space so the caret stays under its target.
+        let e = err("\tmissing");
+        assert!(e.to_string().contains("\n     missing\n     ^^^^^^^ "));
+    }
+
+    #[test]
+    fn long_text_is_quoted_as_a_window_around_the_error() {
+        let text = format!(
+            "{}in_range and enemy_withn(1) and {}",
+            "in_range and ".repeat(20),
+            "in_range and ".repeat(20) + "in_range"
+        );
+        let e = err(&text);
+        let shown = e.to_string();
+        let lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(lines.len(), 3);
+        let quote = lines[1].strip_prefix("    ").unwrap();
+        assert!(
+            quote.starts_with("...") && quote.ends_with("..."),
+            "{quote}"
+        );
+        assert_eq!(quote.chars().count(), QUOTE_WIDTH + 6);
+        let col = lines[2].find('^').unwrap() - 4;
+        assert!(quote[col..].starts_with("enemy_withn("), "{shown}");
+        assert!(lines[2][col + 4..].starts_with("^^^^^^^^^^^ unknown name"));
+        // Near either end, the window is flush with that end.
+        let head = err(&format!(
+            "alive and {}",
+            "in_range and ".repeat(20) + "in_range"
+        ));
+        let quote = head.to_string().lines().nth(1).unwrap().to_string();
+        assert!(quote.starts_with("    alive and") && quote.ends_with("..."));
+        let tail = err(&format!("{}enemy_withn(1)", "in_range and ".repeat(20)));
+        let shown = tail.to_string();
+        let quote = shown.lines().nth(1).unwrap();
+        assert!(quote.starts_with("    ...") && quote.ends_with("enemy_withn(1)"));
+    }
+
+    #[test]
+    fn end_of_text_errors_put_the_caret_just_past_it() {
+        assert_eq!(
+            shown("alive >="),
+            "bad condition:\n    alive >=\n            ^ expected a name, a number or `(` \
+             after `>=`, found the end of the condition"
+        );
+    }
+
+    #[test]
+    fn nesting_is_limited_and_long_chains_are_not() {
+        let nested = |n: usize| format!("{}in_range{}", "(".repeat(n), ")".repeat(n));
+        assert!(Condition::parse(&nested(MAX_DEPTH)).is_ok());
+        let e = err(&nested(MAX_DEPTH + 1));
+        assert_eq!((e.offset, e.len), (MAX_DEPTH, 1));
+        assert!(e.message.contains("nested more than 64 deep"));
+
+        let nots = |n: usize| format!("{}in_range", "not ".repeat(n));
+        assert!(Condition::parse(&nots(MAX_DEPTH))
+            .unwrap()
+            .holds(&mut table()));
+        assert!(err(&nots(MAX_DEPTH + 1)).message.contains("nested"));
+        // Far deeper than any stack allows, without overflowing it.
+        assert!(err(&nots(200_000)).message.contains("nested"));
+        assert!(err(&nested(200_000)).message.contains("nested"));
+        assert!(err(&"(".repeat(200_000)).message.contains("nested"));
+
+        // A long chain is one node: parse, evaluate, print and drop it.
+        let chain = vec!["alive > 0"; 100_000].join(" and ");
+        let c = Condition::parse(&chain).unwrap();
+        assert!(c.holds(&mut table()));
+        assert_eq!(c.to_string(), chain);
+        let mixed = vec!["alive > 0 and in_range"; 50_000].join(" or ");
+        assert_eq!(Condition::parse(&mixed).unwrap().to_string(), mixed);
+    }
+
+    fn check_error(text: &str, e: &ConditionError) {
+        assert_eq!(e.text, text);
+        let end = e.offset + e.len;
+        assert!(end <= text.len(), "{text:?}: {e:?}");
+        assert!(text.is_char_boundary(e.offset) && text.is_char_boundary(end));
+        let shown = e.to_string();
+        assert_eq!(shown.lines().count(), 3, "{shown}");
+        assert!(shown.ends_with(&e.message));
+        assert!(!e.message.is_empty());
+    }
+
+    fn check_ok(text: &str, c: &Condition) {
+        let canonical = c.to_string();
+        let again = Condition::parse(&canonical)
+            .unwrap_or_else(|e| panic!("{text:?} -> {canonical:?} does not parse: {e}"));
+        assert_eq!(&again, c, "{text:?} -> {canonical:?}");
+        assert_eq!(again.to_string(), canonical);
+        c.holds(&mut table());
+    }
+
+    fn check(text: &str) -> bool {
+        match Condition::parse(text) {
+            Ok(c) => {
+                check_ok(text, &c);
+                true
+            }
+            Err(e) => {
+                check_error(text, &e);
+                false
+            }
+        }
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(13);
+        let alphabet: Vec<char> =
+            "aelivmsngzrodtbcwhy_( )<>=!&|-.,\"0123456789\t\n#ßé\u{3000}\u{1F600}"
+                .chars()
+                .collect();
+        for _ in 0..4000 {
+            let len = (rng.next_u64() % 40) as usize;
+            let text: String = (0..len)
+                .map(|_| alphabet[(rng.next_u64() % alphabet.len() as u64) as usize])
+                .collect();
+            check(&text);
+        }
+        // Arbitrary chars, including ones from outside the alphabet above.
+        for _ in 0..2000 {
+            let len = (rng.next_u64() % 20) as usize;
+            let text: String = (0..len)
+                .filter_map(|_| char::from_u32((rng.next_u64() % 0x11_0000) as u32))
+                .collect();
+            check(&text);
+        }
+    }
+
+    #[test]
+    fn random_token_sequences_never_panic() {
+        let tokens = [
+            "alive",
+            "missing",
+            "size",
+            "round",
+            "damaged",
+            "in_range",
+            "enemy_within(1)",
+            "enemy_within(2.5)",
+            "enemy_within",
+            "(",
+            ")",
+            "(",
+            ")",
+            "and",
+            "or",
+            "not",
+            "not",
+            "<",
+            "<=",
+            ">",
+            ">=",
+            "==",
+            "!=",
+            "0",
+            "3",
+            "2.5",
+            "99999999999",
+            "AND",
+            "&&",
+            "=",
+            "x",
+            "enemy_withn(1)",
+            "1.",
+        ];
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(29);
+        let mut parsed = 0;
+        for _ in 0..20_000 {
+            let len = 1 + (rng.next_u64() % 12) as usize;
+            let mut text = String::new();
+            for _ in 0..len {
+                text.push_str(tokens[(rng.next_u64() % tokens.len() as u64) as usize]);
+                if !rng.next_u64().is_multiple_of(4) {
+                    text.push(' ');
+                }
+            }
+            parsed += usize::from(check(&text));
+        }
+        // The sequences must reach the success path too, not only errors.
+        assert!(parsed > 100, "{parsed}");
+    }
+
+    #[test]
+    fn edited_valid_conditions_never_panic() {
+        // Valid text with a few random edits: errors close to what people write.
+        let inserts = [
+            "(", ")", " and ", " or ", "not ", "=", ">", "3", ".", "AND", "x", "é", "\"", " ",
+        ];
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(37);
+        let (mut parsed, mut refused) = (0, 0);
+        for _ in 0..5000 {
+            let text = Condition {
+                text: String::new(),
+                tree: random_truth(&mut rng, 3, None),
+            }
+            .to_string();
+            let mut chars: Vec<char> = text.chars().collect();
+            for _ in 0..1 + rng.next_u64() % 3 {
+                let at = (rng.next_u64() % (chars.len() as u64 + 1)) as usize;
+                if rng.next_u64().is_multiple_of(2) && at < chars.len() {
+                    let n = 1 + (rng.next_u64() % 4) as usize;
+                    chars.drain(at..(at + n).min(chars.len()));
+                } else {
+                    let piece = inserts[(rng.next_u64() % inserts.len() as u64) as usize];
+                    chars.splice(at..at, piece.chars());
+                }
+            }
+            let text: String = chars.into_iter().collect();
+            if check(&text) {
+                parsed += 1;
+            } else {
+                refused += 1;
+            }
+        }
+        assert!(parsed > 100 && refused > 1000, "{parsed} {refused}");
+    }
+
+    /// A random canonical tree: `and`/`or` have at least two operands, none of their own kind.
+    fn random_truth(rng: &mut Xoshiro256PlusPlus, depth: u32, parent: Option<bool>) -> Truth {
+        let counts = [
+            Count::Alive,
+            Count::Missing,
+            Count::Size,
+            Count::Round,
+            Count::Damaged,
+        ];
+        let ops = [
+            Comparison::Lt,
+            Comparison::Le,
+            Comparison::Gt,
+            Comparison::Ge,
+            Comparison::Eq,
+            Comparison::Ne,
+        ];
+        let count = |rng: &mut Xoshiro256PlusPlus| {
+            if rng.next_u64().is_multiple_of(3) {
+                Count::Literal(match rng.next_u64() % 3 {
+                    0 => 0,
+                    1 => u32::MAX,
+                    _ => (rng.next_u64() % 20) as u32,
+                })
+            } else {
+                counts[(rng.next_u64() % 5) as usize]
+            }
+        };
+        let pick = if depth == 0 {
+            rng.next_u64() % 3
+        } else {
+            rng.next_u64() % 6
+        };
+        match pick {
+            0 => Truth::InRange,
+            1 => {
+                let d = match rng.next_u64() % 3 {
+                    0 => (rng.next_u64() % 10) as f64,
+                    1 => (rng.next_u64() % 1000) as f64 / 7.0,
+                    _ => f64::from_bits(rng.next_u64() >> 2).abs().min(1e300),
+                };
+                Truth::EnemyWithin(d)
+            }
+            2 => {
+                let a = count(rng);
+                let op = ops[(rng.next_u64() % 6) as usize];
+                Truth::Compare(a, op, count(rng))
+            }
+            3 => Truth::Not(Box::new(random_truth(rng, depth - 1, None))),
+            4 | 5 => {
+                let all = pick == 4;
+                if parent == Some(all) {
+                    return random_truth(rng, depth, parent);
+                }
+                let n = 2 + (rng.next_u64() % 3) as usize;
+                let xs: Vec<Truth> = (0..n)
+                    .map(|_| random_truth(rng, depth - 1, Some(all)))
+                    .collect();
+                if all {
+                    Truth::All(xs.into_boxed_slice())
+                } else {
+                    Truth::Any(xs.into_boxed_slice())
+                }
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn display_parses_back_to_the_same_tree() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(41);
+        for _ in 0..3000 {
+            let tree = random_truth(&mut rng, 5, None);
+            let c = Condition {
+                text: String::new(),
+                tree,
+            };
+            let text = c.to_string();
+            let back = Condition::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(back, c, "{text}");
+        }
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(suggestion("enemy_withn"), Some("enemy_within"));
+        assert_eq!(suggestion("ENEMY_WITHIN"), Some("enemy_within"));
+        assert_eq!(suggestion("in_rnage"), Some("in_range"));
+        assert_eq!(suggestion("Turn"), Some("round"));
+        assert_eq!(suggestion("xyz"), None);
+        assert_eq!(suggestion("hp"), None);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("abc", ""), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("größe", "grösse"), 2);
+    }
+
+    #[test]
+    fn errors_from_outside_the_parser_render_without_panicking() {
+        for (offset, len) in [(0, 0), (3, 100), (100, 5), (1, 1), (usize::MAX, usize::MAX)] {
+            let e = ConditionError {
+                text: "ßa".into(),
+                offset,
+                len,
+                message: "m".into(),
+            };
+            assert!(e.to_string().ends_with("^ m"));
+        }
+    }
+}
