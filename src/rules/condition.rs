@@ -312,7 +312,7 @@ impl fmt::Display for Count {
 /// `offset` and `len` give the offending span in bytes of `text` (`len` is 0 at the end of
 /// the text). [`fmt::Display`] writes a header line, then the text (a window of it, if long)
 /// and a caret line under the span followed by the message, so a loader can prefix the file
-/// and key: `file.toml: key `unit.blue.orders[0].when`: {error}`.
+/// and key before it: ``file.toml: key `unit.blue.orders[0].when`: {error}``.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConditionError {
     /// The condition as written.
