@@ -148,8 +148,8 @@ impl Condition {
     /// Operands are evaluated left to right, and `and` and `or` stop at the first operand that
     /// decides them, so a situation is asked only what the answer depends on: put cheap tests
     /// (counts) before geometric ones (`enemy_within`, `in_range`) to spare the geometry.
-    /// Allocates nothing.
-    pub fn holds(&self, situation: &mut impl Situation) -> bool {
+    /// Allocates nothing. `S` may be unsized, so a `&mut dyn Situation` works too.
+    pub fn holds<S: Situation + ?Sized>(&self, situation: &mut S) -> bool {
         self.tree.holds(situation)
     }
 }
@@ -176,7 +176,7 @@ impl fmt::Display for Condition {
 }
 
 impl Truth {
-    fn holds(&self, s: &mut impl Situation) -> bool {
+    fn holds<S: Situation + ?Sized>(&self, s: &mut S) -> bool {
         match self {
             Truth::All(xs) => xs.iter().all(|x| x.holds(s)),
             Truth::Any(xs) => xs.iter().any(|x| x.holds(s)),
@@ -210,7 +210,7 @@ impl Truth {
 }
 
 impl Count {
-    fn value(self, s: &mut impl Situation) -> u32 {
+    fn value<S: Situation + ?Sized>(self, s: &mut S) -> u32 {
         match self {
             Count::Alive => s.alive(),
             // A unit never has more models than it started with; saturate anyway so a
@@ -1198,6 +1198,9 @@ mod tests {
         let mut t = table();
         assert!(holds("missing >= 4 or not in_range or round == 2", &mut t));
         assert_eq!(t.asked, ["size", "alive", "in_range", "round"]);
+
+        let dynamic: &mut dyn Situation = &mut table();
+        assert!(Condition::parse("round == 2").unwrap().holds(dynamic));
     }
 
     fn cmp(a: Count, op: Comparison, b: u32) -> Truth {
