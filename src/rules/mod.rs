@@ -33,6 +33,7 @@
 //!   contract is silent"), and tests in `tests/commands.rs` (and `tests/exact.rs`).
 
 pub mod commands;
+pub mod condition;
 pub mod geometry;
 pub mod metrics;
 pub mod placement;
