@@ -56,7 +56,7 @@ pub struct RunArgs {
     /// Worker threads (default: every core). Results do not depend on it.
     #[arg(long, allow_negative_numbers = true, value_parser = threads)]
     pub threads: Option<u64>,
-    /// Output folder (default: results/<scenario>/; with several files, DIR/<scenario>/).
+    /// Output folder (default: results/SCENARIO/; with several files, DIR/SCENARIO/).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Override any key before validation, e.g. --set unit.wardens.alive=4.
@@ -82,7 +82,7 @@ pub struct RunArgs {
 pub struct ExactArgs {
     /// Scenario file.
     pub file: PathBuf,
-    /// Output folder (default: results/<scenario>/).
+    /// Output folder (default: results/SCENARIO/).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Override any key before validation, e.g. --set unit.wardens.alive=4.

@@ -1,10 +1,18 @@
 //! rollcall: a Monte Carlo statistics simulator for tabletop game rules.
 //!
-//! The crate is layered so that each layer knows only the one below it:
-//! `scenario` turns TOML into a validated [`scenario::Scenario`]; `rules` compiles it into a
-//! plan of pure state transitions; `engine` plays that plan over deterministic random streams
-//! without knowing what a rule is; `stats` merges integer histograms exactly; `output` writes
-//! the tables.
+//! How the modules depend on each other, so each can be read and changed on its own:
+//!
+//! - [`config`] (errors, key paths, suggestions) and [`dice`] (dice-test grammar, exact
+//!   probabilities, samplers) depend on nothing else here.
+//! - [`scenario`] turns TOML into a validated [`scenario::Scenario`]; [`cards`] does the same
+//!   for card games. Both report through [`config`]; neither imports the other's loader.
+//! - [`rules`] and [`cards`] say what one trial does, as pure state transitions over the
+//!   [`engine`]'s `Trial` and `Draws` traits. [`engine`] plays any `Trial` over deterministic
+//!   random streams and knows nothing of the rules.
+//! - [`stats`] holds histograms that merge exactly, summaries and goodness of fit; [`exact`]
+//!   computes exact distributions from a compiled [`rules::Plan`], independently of the
+//!   sampler; [`output`] writes tables and decides nothing.
+//! - [`app`] wires one module per command line verb; [`cli`] turns flags into typed options.
 
 pub mod app;
 pub mod cards;

@@ -17,7 +17,6 @@
 mod binomial;
 mod commands;
 pub mod geometry;
-pub mod pmf;
 mod state;
 pub mod validate;
 

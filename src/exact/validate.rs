@@ -25,7 +25,7 @@ pub fn compare(exact: &ExactReport, sampled: &Report) -> Vec<ValidationRow> {
             let Some(summary) = Summary::from_histogram(&m.histogram) else {
                 continue;
             };
-            let exact_mean = super::pmf::moments(&x.pmf).map_or(f64::NAN, |mo| mo.mean);
+            let exact_mean = crate::stats::pmf::moments(&x.pmf).map_or(f64::NAN, |mo| mo.mean);
             let z = z_score(&m.histogram, &x.pmf);
             let fit = chi_square(&m.histogram, &x.pmf);
             rows.push(ValidationRow {

@@ -5,7 +5,7 @@
 //! Floats are written with Rust's shortest round-trip formatting, so equal results give equal
 //! bytes.
 
-use crate::exact::pmf;
+use crate::stats::pmf;
 use crate::stats::{distribution, Histogram, Summary};
 
 /// What a run found for one scenario file: one entry per sweep point.

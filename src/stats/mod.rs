@@ -9,6 +9,7 @@
 
 pub mod fit;
 pub mod histogram;
+pub mod pmf;
 pub mod summary;
 
 pub use fit::{chi_square, z_score, GoodnessOfFit};

@@ -1,4 +1,4 @@
-//! What the tables report about an exact distribution: a pmf as `(value, probability)` pairs,
+//! Moments and tail probabilities of an exact distribution: a pmf as `(value, probability)` pairs,
 //! ascending by value, probabilities positive and summing to 1 within 1e-12.
 
 /// Mean, population variance, and support of an exact pmf.
