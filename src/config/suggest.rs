@@ -10,22 +10,29 @@ pub const MAX_QUOTED: usize = 80;
 /// The longest message line (a parser's quote of the file) shown whole, in characters.
 const MAX_LINE: usize = 160;
 
-/// Edit distance (insertions, deletions, substitutions), to find the name a typo meant.
+/// Edits turning `a` into `b`, by characters: insertions, deletions, substitutions, and swaps
+/// of two neighbours (the optimal string alignment distance), since a swap is one slip of the
+/// fingers, not two.
 pub fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diag = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let next = (diag + usize::from(ca != cb))
-                .min(row[j] + 1)
-                .min(row[j + 1] + 1);
-            diag = row[j + 1];
-            row[j + 1] = next;
+    // Rows i-2, i-1 and i of the alignment table.
+    let mut two_up: Vec<usize> = vec![0; b.len() + 1];
+    let mut up: Vec<usize> = (0..=b.len()).collect();
+    let mut row = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        row[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (up[j] + 1).min(row[j - 1] + 1).min(up[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(two_up[j - 2] + 1);
+            }
         }
+        std::mem::swap(&mut two_up, &mut up);
+        std::mem::swap(&mut up, &mut row);
     }
-    row[b.len()]
+    up[b.len()]
 }
 
 /// The known name nearest to `bad`, if it is near enough to be a typo: at most two edits,
@@ -136,6 +143,9 @@ mod tests {
         assert_eq!(distance("cnt", "count"), 2);
         assert_eq!(distance("same", "same"), 0);
         assert_eq!(distance("wardns", "wardens"), 1);
+        assert_eq!(distance("abc", ""), 3);
+        assert_eq!(distance("ab", "ba"), 1);
+        assert_eq!(distance("größe", "grösse"), 2);
     }
 
     #[test]

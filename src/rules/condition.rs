@@ -30,6 +30,7 @@
 //! parentheses and `not` are what deepen it, and they are limited to [`MAX_DEPTH`], so no
 //! input can overflow the stack while parsing, evaluating, printing or dropping a condition.
 
+use crate::config::suggest::distance;
 use std::fmt;
 use std::str::FromStr;
 
@@ -981,7 +982,7 @@ fn suggestion(name: &str) -> Option<&'static str> {
     }
     let (distance, best) = NAMES
         .iter()
-        .map(|n| (edit_distance(&lower, n), *n))
+        .map(|n| (distance(&lower, n), *n))
         .min_by_key(|&(d, _)| d)?;
     let allowed = match best.len() {
         0..=4 => 1,
@@ -989,29 +990,6 @@ fn suggestion(name: &str) -> Option<&'static str> {
         _ => 3,
     };
     (distance <= allowed).then_some(best)
-}
-
-/// Edits (insert, delete, substitute, swap two neighbours) turning `a` into `b`, by chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // Rows i-2, i-1 and i of the optimal string alignment table.
-    let mut two_up: Vec<usize> = vec![0; b.len() + 1];
-    let mut up: Vec<usize> = (0..=b.len()).collect();
-    let mut row = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        row[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            row[j] = (up[j] + 1).min(row[j - 1] + 1).min(up[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                row[j] = row[j].min(two_up[j - 2] + 1);
-            }
-        }
-        std::mem::swap(&mut two_up, &mut up);
-        std::mem::swap(&mut up, &mut row);
-    }
-    up[b.len()]
 }
 
 fn digits_len(s: &str) -> usize {
@@ -1730,11 +1708,6 @@ mod tests {
         assert_eq!(suggestion("Turn"), Some("round"));
         assert_eq!(suggestion("xyz"), None);
         assert_eq!(suggestion("hp"), None);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("abc", ""), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("ab", "ba"), 1);
-        assert_eq!(edit_distance("größe", "grösse"), 2);
     }
 
     #[test]
