@@ -6,6 +6,9 @@
 //! without knowing what a rule is; `stats` merges integer histograms exactly; `output` writes
 //! the tables.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+
 pub mod app;
 pub mod cards;
 pub mod cli;
