@@ -229,7 +229,7 @@ impl rand::TryRng for Lane<'_> {
 /// xoshiro256++ on every lane at once, written lane-wise so the compiler vectorises it for
 /// AVX-512 (where it also has the 64-bit rotate). The whole state is read before anything is
 /// written: a store of the words between the state's loads made those loads wait whenever
-/// the two addresses matched modulo 4 KiB (measured: a third of the composite's time on two
+/// the two addresses matched modulo 4 KiB (a large share of the composite's time on two
 /// threads, depending on where the stack happened to be).
 #[inline(always)]
 fn step(state: &mut [[u64; LANES]; 4]) -> [u64; LANES] {

@@ -501,9 +501,9 @@ impl<'t> Tree<'t> {
     /// counters packed together (a call plays a segment, far fewer than 2^32 trials), so the
     /// ones in use stay in the first-level cache beside the guides. Leaves in turn go to one
     /// of `TALLY_COPIES` copies of the counters, so that a leaf met twice in a row does not
-    /// wait on its own increment (timed faster than one copy); the copies are a few hundred
-    /// bytes apart modulo 4 KiB, as a load may wait on an earlier store to an address equal
-    /// modulo 4 KiB. A fixed length needs no bounds checks.
+    /// wait on its own increment (timed faster than one copy); the copies' stride is not a
+    /// multiple of 4 KiB, as a load may wait on an earlier store to an address equal modulo
+    /// 4 KiB. A fixed length needs no bounds checks.
     fn tally(&mut self, leaves: &[u32]) {
         self.tally.resize(TALLY_COPIES * TALLY_STRIDE, 0);
         let tally: &mut [u32; TALLY_COPIES * TALLY_STRIDE] =
