@@ -14,6 +14,9 @@
 //!   sampler; [`output`] writes tables and decides nothing.
 //! - [`app`] wires one module per command line verb; [`cli`] turns flags into typed options.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+
 pub mod app;
 pub mod cards;
 pub mod cli;

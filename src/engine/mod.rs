@@ -1,11 +1,14 @@
 //! The chunked parallel runner. It plays a [`Trial`] many times and gathers each metric in an
 //! integer histogram; it knows nothing of the rules.
 //!
-//! Trials are cut into fixed-size chunks; chunk i draws from [`Lanes::new`]`(seed, i)` and
-//! rayon spreads chunks over the workers. Histograms merge exactly, so the result depends
-//! only on which chunks were played, never on how they were spread: that is what makes the
-//! output files byte-identical for any thread count and for shards merged back.
+//! Trials are cut into fixed-size chunks; chunk i draws from
+//! [`stream::Lanes::new`]`(seed, i)` and rayon spreads chunks over the workers. Histograms
+//! merge exactly, so the result depends only on which chunks were played, never on how they
+//! were spread: that is what makes the output files byte-identical for any thread count and
+//! for shards merged back.
 
+#[cfg(target_arch = "x86_64")]
+mod cpu;
 pub mod draws;
 pub mod stream;
 pub mod tree;

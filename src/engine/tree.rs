@@ -6,14 +6,18 @@
 //! costs one word and one lookup per draw, however much geometry the rules did to get there.
 //! When a walk meets a result not seen before, the trial is played in full with the words
 //! already drawn replayed, and the new path is added. Either way each draw reads exactly one
-//! word, as [`Plain`](super::draws::Plain) does, so results are identical with or without the
-//! tree; the tree only decides how much work a trial costs.
+//! word, as [`Plain`] does, so results are identical with or without the tree; the tree only
+//! decides how much work a trial costs.
 //!
-//! Each branch keeps a guide: the child for each value of a word's top eleven bits, when
-//! those bits alone decide the result (all but a fraction of a percent of draws), so a step
-//! is one load. Because trial t of a chunk draws from lane t mod 16 ([`Lanes`]), sixteen
-//! trials can walk side by side ([`Tree::play_lanes`]), their lookups overlapping instead of
-//! waiting on each other; with AVX-512 ([`avx512`]) they walk as two vectors of eight.
+//! Each branch keeps a guide: the child for each value of a word's top `GUIDE_BITS` bits,
+//! when those bits alone decide the result (nearly always), so a step is one load. Because
+//! trial t of a chunk draws from lane t mod 16 ([`Lanes`]), sixteen trials can walk side by
+//! side ([`Tree::play_lanes`]), their lookups overlapping instead of waiting on each other;
+//! with AVX-512 (the `avx512` module) they walk as two vectors of eight.
+//!
+//! Playing a trial in full takes the trial, its scratch memory and a metric row, which a
+//! worker lends its trees as one [`Player`]; the player also keeps where trials walked side
+//! by side ended ([`Ended`]).
 //!
 //! Trials that ask for raw words (see [`Draws::words`]) mark their node opaque and are always
 //! played in full. A tree stops growing at its size limits; paths beyond them are played in
@@ -21,8 +25,8 @@
 
 use super::draws::{Draw, Draws, Plain};
 #[cfg(target_arch = "x86_64")]
-use super::stream::Kernel;
-use super::stream::{self, LaneState, Lanes, LANES};
+use super::stream::{self, Ready};
+use super::stream::{LaneState, Lanes, LANES};
 use super::Trial;
 use rand::Rng;
 use std::collections::HashMap;
@@ -30,7 +34,7 @@ use std::collections::HashMap;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
-/// Bounds on a tree (per worker and arm): at most about 8 MB of branches, guides and children,
+/// Bounds on a tree (per worker and arm): a few megabytes of branches, guides and children,
 /// plus two copies of each leaf's metric row.
 const MAX_BRANCHES: usize = 1 << 10;
 const MAX_CHILDREN: usize = 1 << 20;
@@ -59,11 +63,10 @@ const GUIDE_SLOW: GuideEntry = u16::MAX;
 /// A leaf no trial ends at: what a walk in rounds counts for a lane whose trial it played
 /// outside the vectors ([`avx512`]). Never in a guide.
 const GUIDE_JUNK: GuideEntry = GUIDE_LEAF | (GUIDE_LEAVES as GuideEntry - 1);
-/// A guide is keyed by a word's top `GUIDE_BITS` bits. Ten, measured on the composite
-/// scenario (configs/shoot-then-rally.toml, 2e8 trials on one thread, medians of 5): with
-/// keys that draw two results decided by splits, 0.60 s against 0.61 s with eleven bits and
-/// 0.63-0.82 s with nine, where more keys draw three results. Before splits, eight bits ran
-/// 35% slower than ten, as one trial in sixteen met a key that did not decide its draw.
+/// A guide is keyed by a word's top `GUIDE_BITS` bits. Chosen by timing the composite
+/// scenario (configs/shoot-then-rally.toml): more bits make guides that fall out of the
+/// first-level cache, fewer make more keys that draw three results, which splits cannot
+/// decide.
 const GUIDE_BITS: u32 = 10;
 const GUIDE_LEN: usize = 1 << GUIDE_BITS;
 
@@ -134,7 +137,9 @@ pub struct Tree<'t> {
     branches: Vec<Branch<'t>>,
     children: Vec<Entry>,
     /// `GUIDE_LEN` entries per branch, by a word's top bits, then one spare entry so a
-    /// vector gather of 32 bits at the last entry stays inside.
+    /// vector gather of 32 bits at the last entry stays inside. Every entry names a branch
+    /// of this tree, a leaf, a split in `split_to`, or nothing (`GUIDE_SLOW`): what keeps
+    /// the AVX-512 walk's gathers inside ([`Tree::guides_sound`]).
     guides: Vec<GuideEntry>,
     /// Leaf rows, `slots.len()` values each.
     rows: Vec<i64>,
@@ -235,16 +240,17 @@ impl<'t> Tree<'t> {
         }
     }
 
-    /// Plays one trial of this arm, drawing from `rng`.
-    pub fn walk<T: Trial, R: Rng>(
-        &mut self,
-        trial: &'t T,
-        scratch: &mut T::Scratch,
-        rng: &mut R,
-        out: &mut [i64],
-    ) -> Walked {
+    /// Plays one trial of this arm, drawing from `rng`; a trial played in full leaves its
+    /// metrics in `player.out`.
+    pub fn walk<T: Trial, R: Rng>(&mut self, player: &mut Player<'t, T>, rng: &mut R) -> Walked {
         if !self.remember {
-            trial.play(self.arm, scratch, &mut Plain(rng), out);
+            let trial = player.trial;
+            trial.play(
+                self.arm,
+                &mut player.scratch,
+                &mut Plain(rng),
+                &mut player.out,
+            );
             return Walked::Played;
         }
         let mut words = std::mem::take(&mut self.words);
@@ -258,7 +264,7 @@ impl<'t> Tree<'t> {
             } else if e < SLOW {
                 break Walked::Leaf(e & !LEAF);
             } else {
-                break self.discover(trial, scratch, rng, out, &words);
+                break self.discover(player, rng, &words);
             }
         };
         self.words = words;
@@ -266,37 +272,30 @@ impl<'t> Tree<'t> {
     }
 
     /// Plays `quota[j]` trials on each lane j of `lanes`, side by side, and leaves each lane
-    /// just after its trials' words; where the trials ended goes to `ended`, `out` is scratch
-    /// for trials played in full. The root must be a branch ([`Mode::Branching`] or
-    /// [`Mode::OneDraw`]). Uses AVX-512 when the lanes' kernel does.
+    /// just after its trials' words; where the trials ended goes to `player.ended`. The root
+    /// must be a branch ([`Mode::Branching`] or [`Mode::OneDraw`]). Uses AVX-512 when the
+    /// lanes' kernel does.
     pub fn play_lanes<T: Trial>(
         &mut self,
-        trial: &'t T,
-        scratch: &mut T::Scratch,
+        player: &mut Player<'t, T>,
         lanes: &mut Lanes,
         quota: [u64; LANES],
-        out: &mut [i64],
-        ended: &mut Ended,
     ) {
         self.share_alike();
         #[cfg(target_arch = "x86_64")]
-        if stream::kernel() == Kernel::Avx512 {
-            // SAFETY: the Avx512 kernel is picked only when the CPU has what it needs.
-            unsafe { self.play_lanes_avx512(trial, scratch, lanes, quota, out, ended) };
+        if let Ready::Avx512(cpu) = stream::ready() {
+            self.play_lanes_avx512(cpu, player, lanes, quota);
             return;
         }
-        self.play_lanes_scalar(trial, scratch, lanes, quota, out, ended);
+        self.play_lanes_scalar(player, lanes, quota);
     }
 
     /// [`play_lanes`](Self::play_lanes) on any CPU: the lanes take turns, one step each.
     fn play_lanes_scalar<T: Trial>(
         &mut self,
-        trial: &'t T,
-        scratch: &mut T::Scratch,
+        player: &mut Player<'t, T>,
         lanes: &mut Lanes,
         quota: [u64; LANES],
-        out: &mut [i64],
-        ended: &mut Ended,
     ) {
         let root = self.root;
         debug_assert!(root < LEAF, "trials side by side start with a draw");
@@ -329,14 +328,11 @@ impl<'t> Tree<'t> {
                     replay.clear();
                     let mut words = start[j];
                     replay.extend((0..drawn[j]).map(|_| words.next_u64()));
-                    let walked = self.discover(trial, scratch, &mut lanes.lane(j), out, &replay);
+                    let walked = self.discover(player, &mut lanes.lane(j), &replay);
                     self.words = replay;
                     walked
                 };
-                match walked {
-                    Walked::Leaf(leaf) => ended.leaves.add(leaf, j, 1),
-                    Walked::Played => ended.played.extend_from_slice(out),
-                }
+                player.count(walked, j);
                 left[j] -= 1;
                 at[j] = root;
                 drawn[j] = 0;
@@ -375,8 +371,7 @@ impl<'t> Tree<'t> {
 
     /// [`child`](Self::child) where the guide entry `g` is a split or says nothing: out of
     /// line, so the common case inlines into the walks (with splits handled in `child`, the
-    /// compiler stopped inlining it: the scalar walk took 1.30 s against 1.02 s, composite
-    /// 1e8 trials on one thread).
+    /// compiler stopped inlining it, and the scalar walk was measurably slower).
     #[inline(never)]
     fn child_past(&self, branch: Entry, w: u64, g: GuideEntry) -> Entry {
         if g == GUIDE_SLOW {
@@ -397,10 +392,8 @@ impl<'t> Tree<'t> {
     #[inline(never)]
     fn discover<T: Trial, R: Rng>(
         &mut self,
-        trial: &'t T,
-        scratch: &mut T::Scratch,
+        player: &mut Player<'t, T>,
         rng: &mut R,
-        out: &mut [i64],
         replay: &[u64],
     ) -> Walked {
         self.record.clear();
@@ -411,14 +404,20 @@ impl<'t> Tree<'t> {
             record: &mut self.record,
             raw_at: None,
         };
-        trial.play(self.arm, scratch, &mut recorder, out);
+        let trial = player.trial;
+        trial.play(
+            self.arm,
+            &mut player.scratch,
+            &mut recorder,
+            &mut player.out,
+        );
         let raw_at = recorder.raw_at;
         let ended = match raw_at {
             Some(depth) => {
                 self.record.truncate(depth);
                 None
             }
-            None => Some(&*out),
+            None => Some(&player.out[..]),
         };
         match self.insert(ended) {
             Some(e) if e & LEAF != 0 && e < SLOW => Walked::Leaf(e & !LEAF),
@@ -531,6 +530,7 @@ impl<'t> Tree<'t> {
         if let Some(&to) = same.get(&self.root) {
             self.root = to;
         }
+        debug_assert!(self.guides_sound(), "shared guides name nodes of the tree");
     }
 
     /// Points every key of `branch`'s guide whose words all draw `k` at `child`.
@@ -546,6 +546,7 @@ impl<'t> Tree<'t> {
         // The keys whose first and last words both fall in low..=high.
         let first = (low >> SHIFT) + u64::from(low & ((1 << SHIFT) - 1) != 0);
         let last = (high >> SHIFT) + u64::from(!high & ((1 << SHIFT) - 1) == 0);
+        debug_assert!(self.names_a_node(child), "a guide entry names a node");
         let guide = &mut self.guides[(branch as usize) << GUIDE_BITS..][..GUIDE_LEN];
         if first < last {
             guide[first as usize..last as usize].fill(child as GuideEntry);
@@ -580,9 +581,44 @@ impl<'t> Tree<'t> {
         if to.contains(&Entry::from(GUIDE_SLOW)) || j >= usize::from(GUIDE_SLOW - GUIDE_SPLIT) {
             return;
         }
+        debug_assert!(
+            to.iter().all(|&e| self.names_a_node(e)),
+            "a split's halves name nodes"
+        );
         self.split_at.push(threshold);
         self.split_to.push(to[0] | to[1] << 16);
         self.guides[slot] = GUIDE_SPLIT + j as GuideEntry;
+    }
+
+    /// Whether guide entry `g` (widened) names a node a walk may stand at or end at: a
+    /// branch of this tree, or a leaf.
+    fn names_a_node(&self, g: Entry) -> bool {
+        g & Entry::from(GUIDE_LEAF) != 0 || (g as usize) < self.branches.len()
+    }
+
+    /// Whether the guides are as the AVX-512 walk needs them to be memory-safe: it gathers
+    /// 32 bits at entry `b << GUIDE_BITS | key` for branch `b` (the root, or a branch some
+    /// entry named) and a key of `GUIDE_BITS` bits, and at split `j`'s row of the split
+    /// tables. So: `GUIDE_LEN` entries per branch and the spare one; the root a branch or
+    /// not one at all; every entry naming a branch of this tree, a leaf, a split whose
+    /// halves do the same, or nothing. Checked where guides change, in debug builds.
+    pub(super) fn guides_sound(&self) -> bool {
+        let sized = if self.branches.is_empty() {
+            self.guides.is_empty()
+        } else {
+            self.guides.len() == self.branches.len() * GUIDE_LEN + 1
+        };
+        let root = self.root >= LEAF || (self.root as usize) < self.branches.len();
+        let splits = self.split_at.len() == self.split_to.len();
+        let entries = self.guides.iter().all(|&g| match g {
+            GUIDE_SLOW => true,
+            split if split >= GUIDE_SPLIT => self
+                .split_to
+                .get(usize::from(split - GUIDE_SPLIT))
+                .is_some_and(|&to| self.names_a_node(to & 0xFFFF) && self.names_a_node(to >> 16)),
+            entry => self.names_a_node(Entry::from(entry)),
+        });
+        sized && root && splits && entries
     }
 
     /// The node at depth `i` of the recorded path, created.
@@ -623,6 +659,39 @@ impl<'t> Tree<'t> {
         self.rows.extend_from_slice(&row);
         self.row_leaf.insert(row, leaf);
         Some(leaf)
+    }
+}
+
+/// What playing a trial in full takes besides its tree, lent by a worker to its trees: the
+/// trial, the memory it plays in, the metrics it wrote, and where trials walked side by side
+/// ended.
+pub struct Player<'t, T: Trial> {
+    pub trial: &'t T,
+    pub scratch: T::Scratch,
+    /// One slot per metric of the trial ([`Trial::metrics`]): the row of the trial last
+    /// played in full.
+    pub out: Vec<i64>,
+    pub ended: Ended,
+}
+
+impl<'t, T: Trial> Player<'t, T> {
+    pub fn new(trial: &'t T) -> Self {
+        Player {
+            trial,
+            scratch: trial.scratch(),
+            out: vec![0; trial.metrics().len()],
+            ended: Ended::default(),
+        }
+    }
+
+    /// Counts a trial walked on lane `lane` where it ended: at its leaf, or with the row it
+    /// left in `out`.
+    #[inline]
+    pub fn count(&mut self, walked: Walked, lane: usize) {
+        match walked {
+            Walked::Leaf(leaf) => self.ended.leaves.add(leaf, lane, 1),
+            Walked::Played => self.ended.played.extend_from_slice(&self.out),
+        }
     }
 }
 
@@ -704,8 +773,9 @@ impl<'t, R: Rng> Draws<'t> for Recorder<'_, 't, R> {
 mod tests {
     use super::*;
     use crate::dice::{Fraction, SuccessCount};
-    use crate::engine::stream::Lanes;
+    use crate::engine::stream::{trial_stream, Lanes};
     use crate::engine::{run, Gathered, MetricName, Monitor, RunSpec, Shard};
+    use std::io::Write;
 
     /// Trials of several shapes, each playable with or without the tree.
     struct Shaped {
@@ -725,9 +795,10 @@ mod tests {
         PartlyRaw,
         /// Two uniform picks of 1000: a million paths, more than a tree holds.
         Wide,
-        /// Mostly two draws, the second a pick of 97 (so one key in twenty does not decide
-        /// it); one trial in eight ends after one draw, a few go on to a third draw, and some
-        /// ask for a raw word: what a walk in rounds hands back to the tree.
+        /// Mostly two draws, the second a pick of 97 (so the keys where one result gives way
+        /// to the next do not decide it); one trial in eight ends after one draw, a few go on
+        /// to a third draw, and some ask for a raw word: what a walk in rounds hands back to
+        /// the tree.
         Rounds,
         /// Two picks of three, then successes of 2 tests at 1/8, reported with the picks'
         /// sum: paths whose picks differ but sum alike go on alike, except that a first pick
@@ -811,7 +882,7 @@ mod tests {
         }
     }
 
-    fn gather(trial: &Shaped, trials: u64) -> Gathered {
+    fn gather<T: Trial>(trial: &T, trials: u64) -> Gathered {
         let spec = RunSpec {
             trials,
             seed: 11,
@@ -845,11 +916,11 @@ mod tests {
     fn a_tree_remembers_paths_and_marks_raw_draws_opaque() {
         let trial = Shaped::new(Shape::PartlyRaw, true);
         let mut tree = Tree::new(&trial, 0, true);
-        let mut rng = crate::engine::stream::trial_stream(3);
-        let mut out = [0i64; 2];
+        let mut player = Player::new(&trial);
+        let mut rng = trial_stream(3);
         let mut walked = Vec::new();
         for _ in 0..2000 {
-            walked.push(tree.walk(&trial, &mut (), &mut rng, &mut out));
+            walked.push(tree.walk(&mut player, &mut rng));
         }
         // Leaves: first = 0 (one row), 2 and 3 with five picks each; first = 1 is opaque.
         assert_eq!(tree.leaves(), 11);
@@ -865,13 +936,13 @@ mod tests {
         let mut trial = Shaped::new(Shape::Ladder, true);
         trial.table = SuccessCount::new(1, Fraction::new(1, 2));
         let mut tree = Tree::new(&trial, 0, true);
-        let mut rng = crate::engine::stream::trial_stream(3);
-        let mut out = [0i64; 2];
+        let mut player = Player::new(&trial);
+        let mut rng = trial_stream(3);
         assert!(matches!(tree.mode(), Mode::Unknown));
-        tree.walk(&trial, &mut (), &mut rng, &mut out);
+        tree.walk(&mut player, &mut rng);
         assert!(matches!(tree.mode(), Mode::Branching), "one result seen");
         while tree.leaves() < 2 {
-            tree.walk(&trial, &mut (), &mut rng, &mut out);
+            tree.walk(&mut player, &mut rng);
         }
         match tree.mode() {
             Mode::OneDraw { leaves, .. } => assert_eq!(leaves.len(), 2),
@@ -881,15 +952,16 @@ mod tests {
 
     #[test]
     fn every_guide_entry_draws_what_the_table_draws() {
-        // Picks of 97 put up to two results in a key, and sometimes more.
+        // Picks of 97 put two results in some keys: those keys become splits.
         let trial = Shaped::new(Shape::Rounds, true);
         let mut tree = Tree::new(&trial, 0, true);
-        let mut rng = crate::engine::stream::trial_stream(5);
-        let mut out = [0i64; 2];
+        let mut player = Player::new(&trial);
+        let mut rng = trial_stream(5);
         for _ in 0..100_000 {
-            tree.walk(&trial, &mut (), &mut rng, &mut out);
+            tree.walk(&mut player, &mut rng);
         }
         assert!(tree.split_at.len() > 50, "keys told apart by a threshold");
+        assert!(tree.guides_sound());
         let shift = 64 - GUIDE_BITS;
         for (b, branch) in tree.branches.iter().enumerate() {
             let by_table =
@@ -915,15 +987,17 @@ mod tests {
     fn branches_alike_share_a_guide() {
         let trial = Shaped::new(Shape::Sums, true);
         let mut tree = Tree::new(&trial, 0, true);
-        let mut rng = crate::engine::stream::trial_stream(6);
-        let mut plain = crate::engine::stream::trial_stream(6);
-        let (mut out, mut full) = ([0i64; 2], [0i64; 2]);
+        let mut player = Player::new(&trial);
+        let mut rng = trial_stream(6);
+        let mut plain = trial_stream(6);
+        let mut full = [0i64; 2];
         for i in 0..20_000 {
             // While paths are still being found too: sharing must not change any trial.
             tree.share_alike();
-            let row = match tree.walk(&trial, &mut (), &mut rng, &mut out) {
+            assert!(tree.guides_sound(), "trial {i}");
+            let row = match tree.walk(&mut player, &mut rng) {
                 Walked::Leaf(leaf) => tree.row(leaf).to_vec(),
-                Walked::Played => out.to_vec(),
+                Walked::Played => player.out.clone(),
             };
             trial.play(0, &mut (), &mut Plain(&mut plain), &mut full);
             assert_eq!(row, full, "trial {i}");
@@ -931,6 +1005,7 @@ mod tests {
         // The root, three branches after the first pick, nine after the second.
         assert_eq!(tree.branches.len(), 13);
         tree.share_alike();
+        assert!(tree.guides_sound());
         let mut reached = std::collections::HashSet::new();
         let mut todo = vec![tree.root];
         while let Some(b) = todo.pop() {
@@ -944,38 +1019,151 @@ mod tests {
         assert_eq!(reached.len(), 1 + 3 + 7);
     }
 
-    /// The ways of walking lanes side by side this CPU has.
-    fn walks() -> Vec<&'static str> {
-        let mut walks = vec!["scalar"];
+    #[test]
+    fn unsound_guides_are_told_apart() {
+        let trial = Shaped::new(Shape::Rounds, true);
+        let mut tree = Tree::new(&trial, 0, true);
+        let mut player = Player::new(&trial);
+        let mut rng = trial_stream(7);
+        assert!(tree.guides_sound(), "no branch, no guide");
+        for _ in 0..10_000 {
+            tree.walk(&mut player, &mut rng);
+        }
+        assert!(tree.guides_sound());
+        let branches = tree.branches.len() as GuideEntry;
+        let splits = tree.split_at.len() as GuideEntry;
+        let sound = tree.guides.clone();
+        // An entry naming a branch past the last, or a split past the tables.
+        for bad in [branches, GUIDE_LEAF - 1, GUIDE_SPLIT + splits] {
+            tree.guides[GUIDE_LEN / 2] = bad;
+            assert!(!tree.guides_sound(), "entry {bad:#x}");
+            tree.guides.clone_from(&sound);
+        }
+        // No spare entry at the end.
+        tree.guides.pop();
+        assert!(!tree.guides_sound(), "guides without their spare entry");
+    }
+
+    /// A way of walking lanes side by side.
+    #[derive(Clone, Copy, Debug)]
+    enum Walk {
+        Scalar,
         #[cfg(target_arch = "x86_64")]
-        if Kernel::Avx512.is_available() {
-            walks.push("avx512");
-        } else {
-            eprintln!("no AVX-512 on this CPU: its walk not compared");
+        Avx512(crate::engine::cpu::Avx512),
+    }
+
+    /// The ways of walking lanes side by side this CPU has; says on the terminal (past the
+    /// test harness's capture) which it cannot run, and why.
+    fn walks() -> Vec<Walk> {
+        #[allow(unused_mut)]
+        let mut walks = vec![Walk::Scalar];
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::engine::cpu::Avx512;
+            match Avx512::detect() {
+                Some(cpu) => walks.push(Walk::Avx512(cpu)),
+                None => {
+                    let lacks = Avx512::missing().unwrap_or("?");
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "SKIPPED avx512 walk: CPU lacks {lacks}; comparing the others"
+                    );
+                }
+            }
         }
         walks
     }
 
     fn play_lanes_by<'t, T: Trial>(
-        walk: &str,
+        walk: Walk,
         tree: &mut Tree<'t>,
-        trial: &'t T,
+        player: &mut Player<'t, T>,
         lanes: &mut Lanes,
         quota: [u64; LANES],
-        out: &mut [i64],
-        ended: &mut Ended,
-    ) where
-        T::Scratch: Default,
-    {
-        let scratch = &mut T::Scratch::default();
+    ) {
         // As `play_lanes` does.
         tree.share_alike();
         match walk {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: only named when the CPU has it (see `walks`).
-            "avx512" => unsafe { tree.play_lanes_avx512(trial, scratch, lanes, quota, out, ended) },
-            _ => tree.play_lanes_scalar(trial, scratch, lanes, quota, out, ended),
+            Walk::Avx512(cpu) => tree.play_lanes_avx512(cpu, player, lanes, quota),
+            Walk::Scalar => tree.play_lanes_scalar(player, lanes, quota),
         }
+    }
+
+    /// What trials ended with, counted by metric row.
+    type Rows = HashMap<Vec<i64>, u64>;
+
+    /// How lanes walked side by side went.
+    struct SideBySide {
+        rows: Rows,
+        /// The lanes' next words after the walk.
+        next: [u64; LANES],
+        /// Trials played in full, not counted at a leaf.
+        played: usize,
+        /// Whether some segment was walked in rounds (with AVX-512).
+        rounds: bool,
+    }
+
+    /// Plays `quota[j]` trials on lane j of chunk `chunk`, side by side with walk `walk`, in
+    /// segments of `segment` trials a lane, as the engine does; the first trial alone, so
+    /// the root is known.
+    fn side_by_side<T: Trial>(
+        walk: Walk,
+        trial: &T,
+        chunk: u64,
+        quota: [u64; LANES],
+        segment: u64,
+    ) -> SideBySide {
+        let mut tree = Tree::new(trial, 0, true);
+        let mut player = Player::new(trial);
+        let mut lanes = Lanes::new(4, chunk);
+        let walked = tree.walk(&mut player, &mut lanes.lane(0));
+        player.count(walked, 0);
+        let mut left = quota;
+        left[0] -= 1;
+        let mut rounds = false;
+        while left.iter().any(|&l| l > 0) {
+            let part = left.map(|l| l.min(segment));
+            rounds |= part.iter().all(|&l| l > 0) && tree.common_depth().is_some();
+            play_lanes_by(walk, &mut tree, &mut player, &mut lanes, part);
+            assert!(
+                tree.guides_sound(),
+                "{walk:?}: guides sound after a segment"
+            );
+            for (l, s) in left.iter_mut().zip(part) {
+                *l -= s;
+            }
+        }
+        let mut rows = Rows::new();
+        let width = player.out.len();
+        for row in player.ended.played.chunks_exact(width) {
+            *rows.entry(row.to_vec()).or_default() += 1;
+        }
+        for (leaf, n) in player.ended.leaves.drain() {
+            *rows.entry(tree.row(leaf).to_vec()).or_default() += n;
+        }
+        SideBySide {
+            rows,
+            next: lanes.next_all(),
+            played: player.ended.played.len() / width.max(1),
+            rounds,
+        }
+    }
+
+    /// The plain path: each lane's trials played in full one after another, with the lanes'
+    /// next words after them.
+    fn one_by_one<T: Trial>(trial: &T, chunk: u64, quota: [u64; LANES]) -> (Rows, [u64; LANES]) {
+        let mut rows = Rows::new();
+        let mut scratch = trial.scratch();
+        let mut out = vec![0; trial.metrics().len()];
+        let mut plain = Lanes::new(4, chunk);
+        for (j, &q) in quota.iter().enumerate() {
+            for _ in 0..q {
+                trial.play(0, &mut scratch, &mut Plain(plain.lane(j)), &mut out);
+                *rows.entry(out.clone()).or_default() += 1;
+            }
+        }
+        (rows, plain.next_all())
     }
 
     #[test]
@@ -989,83 +1177,192 @@ mod tests {
                 Shape::Sums,
             ];
             for shape in shapes {
-                side_by_side_as_one_by_one(walk, shape);
+                let trial = Shaped::new(shape, true);
+                // Uneven, with idle lanes: lanes that finish early keep stepping with the
+                // others. Walks in rounds need every lane busy.
+                let quota = match shape {
+                    Shape::Rounds | Shape::Sums => std::array::from_fn(|j| 4000 + 61 * j as u64),
+                    _ => [
+                        5000, 5000, 5000, 4999, 4999, 0, 4999, 2000, 3000, 5000, 4999, 0, 1, 5000,
+                        4999, 4999,
+                    ],
+                };
+                let got = side_by_side(walk, &trial, 2, quota, 700);
+                let (rows, next) = one_by_one(&trial, 2, quota);
+                assert_eq!(got.next, next, "{walk:?}: every lane just after its trials");
+                assert_eq!(got.rows, rows, "{walk:?}, shape {}", shape as u8);
+                if matches!(shape, Shape::Ladder) {
+                    // Its paths all fit the tree: once known, no trial is played in full.
+                    assert_eq!(got.played, 0, "{walk:?}: ladder trials played in full");
+                }
+                if matches!(shape, Shape::Rounds) {
+                    assert!(got.rounds, "{walk:?}: two draws, mostly: rounds");
+                }
             }
         }
     }
 
-    fn side_by_side_as_one_by_one(walk: &str, shape: Shape) {
-        let trial = Shaped::new(shape, true);
-        // Uneven, with idle lanes: lanes that finish early keep stepping with the others.
-        // Walks in rounds need every lane busy.
-        let quota = match shape {
-            Shape::Rounds | Shape::Sums => std::array::from_fn(|j| 4000 + 61 * j as u64),
-            _ => [
-                5000, 5000, 5000, 4999, 4999, 0, 4999, 2000, 3000, 5000, 4999, 0, 1, 5000, 4999,
-                4999,
-            ],
-        };
-        let mut side_by_side = Tree::new(&trial, 0, true);
-        let mut out = [0i64; 2];
-        let mut lanes = Lanes::new(4, 2);
-        let mut ended = Ended::default();
-        // One trial first, so the root is known.
-        match side_by_side.walk(&trial, &mut (), &mut lanes.lane(0), &mut out) {
-            Walked::Leaf(leaf) => ended.leaves.add(leaf, 0, 1),
-            Walked::Played => ended.played.extend_from_slice(&out),
-        }
-        let mut left = quota;
-        left[0] -= 1;
-        // In segments, as the engine plays them: a walk may change its way between them.
-        for segments in 0.. {
-            if !left.iter().any(|&l| l > 0) {
-                break;
+    fn mix(z: u64) -> u64 {
+        let z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A trial of random shape: draws from random tables and picks, up to a random depth; the
+    /// next draw picked from a summary of the results so far (coarse, so that different
+    /// paths go on alike), a stop now and then, and now and then a raw word.
+    struct Random {
+        names: Vec<MetricName>,
+        memoise: bool,
+        tables: Vec<SuccessCount>,
+        /// Sizes of uniform picks.
+        picks: Vec<u32>,
+        /// The most draws a trial makes.
+        most: u32,
+        /// Chances per thousand, after the first draw, of stopping and of a raw word.
+        stop: u64,
+        raw: u64,
+        /// Results are summarised modulo this.
+        alike: u64,
+        seed: u64,
+    }
+
+    impl Random {
+        fn new(case: u64, memoise: bool) -> Random {
+            let mut rng = trial_stream(case);
+            let mut below = move |n: u64| rng.next_u64() % n;
+            let mut one_of = |options: &[u64]| options[below(options.len() as u64) as usize];
+            let metrics = 1 + one_of(&[0, 1, 2]) as usize;
+            let tables = (0..one_of(&[0, 1, 1, 2, 3]))
+                .map(|_| {
+                    let den = one_of(&[1, 2, 3, 6, 8, 36, 97]);
+                    let num = one_of(&[0, 1, 2, 5, 35, 96]).min(den);
+                    SuccessCount::new(
+                        1 + one_of(&[0, 1, 2, 3, 4, 5]) as u32,
+                        Fraction::new(num.into(), den.into()),
+                    )
+                })
+                .collect::<Vec<_>>();
+            let picks = (0..one_of(&[0, 1, 2]) + u64::from(tables.is_empty()))
+                .map(|_| one_of(&[1, 2, 3, 6, 97, 250, 1000]) as u32)
+                .collect();
+            Random {
+                names: (0..metrics)
+                    .map(|i| MetricName {
+                        arm: 0,
+                        choice: String::new(),
+                        name: format!("m{i}"),
+                    })
+                    .collect(),
+                memoise,
+                tables,
+                picks,
+                most: 1 + one_of(&[0, 1, 1, 2, 2, 3]) as u32,
+                stop: one_of(&[0, 30, 100, 200, 500]),
+                raw: one_of(&[0, 0, 30, 150]),
+                alike: one_of(&[1, 2, 3, 7, 1 << 40, 1 << 40]),
+                seed: one_of(&[case, case.wrapping_mul(3), u64::MAX - case]),
             }
-            let segment = left.map(|l| l.min(700));
-            if matches!(shape, Shape::Rounds) && segments == 2 {
-                // From here on, the AVX-512 walk plays rounds.
-                assert_eq!(side_by_side.common_depth(), Some(2), "two draws, mostly");
+        }
+    }
+
+    impl Trial for Random {
+        type Scratch = ();
+        fn metrics(&self) -> &[MetricName] {
+            &self.names
+        }
+        fn arms(&self) -> usize {
+            1
+        }
+        fn pairs(&self) -> &[(usize, usize)] {
+            &[]
+        }
+        fn scratch(&self) {}
+        fn memoise(&self) -> bool {
+            self.memoise
+        }
+        fn play<'t, D: Draws<'t>>(&'t self, _: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
+            let (mut value, mut depth, mut h) = (0u64, 0u32, mix(self.seed));
+            while depth < self.most {
+                // Whether to go on depends on every result so far, the next draw on a summary.
+                let go = mix(h ^ value);
+                if depth > 0 && go % 1000 < self.stop {
+                    break;
+                }
+                if depth > 0 && (go >> 10) % 1000 < self.raw {
+                    value += draws.words().next_u64() % 5;
+                    break;
+                }
+                let choice = (h >> 20) as usize % (self.tables.len() + self.picks.len());
+                let k = match self.tables.get(choice) {
+                    Some(table) => draws.count(table),
+                    None => draws.uniform(self.picks[choice - self.tables.len()]),
+                };
+                value += u64::from(k);
+                depth += 1;
+                h = mix(self.seed ^ (u64::from(depth) << 40) ^ (value % self.alike));
             }
-            play_lanes_by(
-                walk,
-                &mut side_by_side,
-                &trial,
-                &mut lanes,
-                segment,
-                &mut out,
-                &mut ended,
-            );
-            for (l, s) in left.iter_mut().zip(segment) {
-                *l -= s;
+            let row = [value as i64, i64::from(depth), (h % 3) as i64];
+            out.copy_from_slice(&row[..out.len()]);
+        }
+    }
+
+    #[test]
+    fn every_walk_plays_random_shapes_as_the_plain_path() {
+        let walks = walks();
+        let mut rounds = 0;
+        let cases = 96;
+        for case in 0..cases {
+            let trial = Random::new(case, true);
+            let mut rng = trial_stream(1000 + case);
+            let mut below = |n: u64| rng.next_u64() % n;
+            // Walks in rounds need every lane busy.
+            let busy = below(4) > 0;
+            let quota: [u64; LANES] = std::array::from_fn(|_| match below(8) {
+                _ if busy => 300 + below(1200),
+                0 => 0,
+                1 => 1,
+                _ => below(1500),
+            });
+            if quota.iter().all(|&q| q == 0) {
+                continue;
+            }
+            let mut quota = quota;
+            quota[0] = quota[0].max(1);
+            let segment = 50 + below(1000);
+            let chunk = below(1 << 20);
+            let (rows, next) = one_by_one(&trial, chunk, quota);
+            for &walk in &walks {
+                let got = side_by_side(walk, &trial, chunk, quota, segment);
+                assert_eq!(
+                    got.next, next,
+                    "case {case}, {walk:?}: lanes left as the plain path"
+                );
+                assert_eq!(
+                    got.rows, rows,
+                    "case {case}, {walk:?}: rows of the plain path"
+                );
+                #[cfg(target_arch = "x86_64")]
+                if matches!(walk, Walk::Avx512(_)) {
+                    rounds += usize::from(got.rounds);
+                }
             }
         }
-        let mut one_by_one: HashMap<Vec<i64>, u64> = HashMap::new();
-        let mut plain = Lanes::new(4, 2);
-        for (j, &q) in quota.iter().enumerate() {
-            for _ in 0..q {
-                trial.play(0, &mut (), &mut Plain(plain.lane(j)), &mut out);
-                *one_by_one.entry(out.to_vec()).or_default() += 1;
-            }
+        // Enough cases where every lane is busy and trials end at one depth: the AVX-512
+        // walk's rounds were compared, not only its steps.
+        if walks.len() > 1 {
+            assert!(rounds >= 5, "walks in rounds compared in {rounds} cases");
         }
-        assert_eq!(
-            lanes.next_all(),
-            plain.next_all(),
-            "{walk}: every lane is left just after its own trials"
-        );
-        if matches!(shape, Shape::Ladder) {
-            // Its paths all fit the tree: once known, no trial is played in full.
-            assert!(
-                ended.played.is_empty(),
-                "{walk}: ladder trials played in full"
-            );
+    }
+
+    #[test]
+    fn the_engine_plays_random_shapes_as_without_the_tree() {
+        for case in 0..16 {
+            let trials = 100_000 + 37 * case;
+            let memoised = gather(&Random::new(case, true), trials);
+            let played = gather(&Random::new(case, false), trials);
+            assert_eq!(memoised.metrics[0].total(), trials, "case {case}");
+            assert_eq!(memoised, played, "case {case}");
         }
-        let mut got: HashMap<Vec<i64>, u64> = HashMap::new();
-        for row in ended.played.chunks_exact(out.len()) {
-            *got.entry(row.to_vec()).or_default() += 1;
-        }
-        for (leaf, n) in ended.leaves.drain() {
-            *got.entry(side_by_side.row(leaf).to_vec()).or_default() += n;
-        }
-        assert_eq!(got, one_by_one, "{walk}");
     }
 }

@@ -2,7 +2,7 @@
 //! chunk's lanes, into integer histograms.
 
 use super::stream::{self, LaneState, Lanes, LANES};
-use super::tree::{Ended, Mode, Tree, Walked};
+use super::tree::{Mode, Player, Tree, Walked};
 use super::{chunk_len, Draw, Gathered, RunSpec, Trial};
 use crate::dice::{SuccessCount, AMBIGUOUS};
 use crate::stats::Histogram;
@@ -14,41 +14,37 @@ use rand::Rng;
 const BATCH: usize = 256;
 
 /// Trials of a chunk walked side by side before the engine looks again at what the tree knows:
-/// a quarter of a chunk. Each segment costs a setup (the tree's checks, the walk's buffers and
-/// counts handed over): composite scenario, 2e8 trials on one thread, 0.55 s against 0.58 s
-/// with segments of 4,096 (medians of 5); whole chunks were no faster.
+/// a part of a chunk. Each segment costs a setup (the tree's checks, the walk's buffers and
+/// counts handed over), so segments are long; whole chunks were timed no faster, and would
+/// leave a tree that has just seen its last new path walking the rest of the chunk.
 const SEGMENT: u64 = 16384;
 
 /// One worker's memory, reused across its chunks so the hot path allocates nothing.
 pub(crate) struct Worker<'t, T: Trial> {
-    scratch: T::Scratch,
+    /// Plays trials in full for the trees, and keeps where single-arm trials ended this
+    /// chunk: leaves counted, rows of trials played in full while others walked side by side.
+    player: Player<'t, T>,
     /// One per arm.
     trees: Vec<Tree<'t>>,
-    out: Vec<i64>,
     /// Column-major: column j holds metric j for the batch's trials, contiguous so the
     /// "unchanged across the batch" test vectorises.
     columns: Vec<i64>,
     differences: Vec<i64>,
     /// Trials in `columns`.
     filled: usize,
-    /// Where single-arm trials ended, this chunk: leaves counted, rows of trials played in
-    /// full while others walked side by side.
-    ended: Ended,
 }
 
 impl<'t, T: Trial> Worker<'t, T> {
     pub(crate) fn new(trial: &'t T) -> Self {
         let m = trial.metrics().len();
         Worker {
-            scratch: trial.scratch(),
+            player: Player::new(trial),
             trees: (0..trial.arms())
                 .map(|arm| Tree::new(trial, arm, trial.memoise()))
                 .collect(),
-            out: vec![0; m],
             columns: vec![0; m * BATCH],
             differences: vec![0; BATCH],
             filled: 0,
-            ended: Ended::default(),
         }
     }
 
@@ -72,11 +68,10 @@ impl<'t, T: Trial> Worker<'t, T> {
                     for arm in 0..self.trees.len() {
                         let tree = &mut self.trees[arm];
                         let mut arm_rng = stream::trial_stream(word);
-                        let walked =
-                            tree.walk(trial, &mut self.scratch, &mut arm_rng, &mut self.out);
+                        let walked = tree.walk(&mut self.player, &mut arm_rng);
                         if let Walked::Leaf(leaf) = walked {
                             for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
-                                self.out[slot] = v;
+                                self.player.out[slot] = v;
                             }
                         }
                     }
@@ -109,7 +104,7 @@ impl<'t, T: Trial> Worker<'t, T> {
                     continue;
                 }
                 Mode::Constant(leaf) => {
-                    self.ended.leaves.add(leaf, 0, n - t);
+                    self.player.ended.leaves.add(leaf, 0, n - t);
                     break;
                 }
                 Mode::OneDraw { draw, leaves } => {
@@ -117,27 +112,20 @@ impl<'t, T: Trial> Worker<'t, T> {
                     let counts = count_results(draw, lanes, quota);
                     for (&leaf, &c) in leaves.iter().zip(&counts) {
                         if c > 0 {
-                            self.ended.leaves.add(leaf, 0, c);
+                            self.player.ended.leaves.add(leaf, 0, c);
                         }
                     }
                     break;
                 }
                 Mode::Branching => {
-                    let Worker {
-                        scratch,
-                        trees,
-                        out,
-                        ended,
-                        ..
-                    } = self;
-                    ended.played.clear();
-                    trees[0].play_lanes(trial, scratch, lanes, quota, out, ended);
-                    let played = std::mem::take(&mut self.ended.played);
-                    for row in played.chunks_exact(self.out.len().max(1)) {
-                        self.out.copy_from_slice(row);
+                    self.player.ended.played.clear();
+                    self.trees[0].play_lanes(&mut self.player, lanes, quota);
+                    let played = std::mem::take(&mut self.player.ended.played);
+                    for row in played.chunks_exact(self.player.out.len().max(1)) {
+                        self.player.out.copy_from_slice(row);
                         self.push_out(trial, acc);
                     }
-                    self.ended.played = played;
+                    self.player.ended.played = played;
                 }
                 Mode::Played => {
                     // Lane by lane, each lane's trials in order: its state stays in registers.
@@ -153,30 +141,31 @@ impl<'t, T: Trial> Worker<'t, T> {
             t = end;
         }
         let tree = &self.trees[0];
-        for (leaf, count) in self.ended.leaves.drain() {
+        let Player { out, ended, .. } = &mut self.player;
+        for (leaf, count) in ended.leaves.drain() {
             for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
-                self.out[slot] = v;
+                out[slot] = v;
             }
-            for (h, &v) in acc.metrics.iter_mut().zip(&self.out) {
+            for (h, &v) in acc.metrics.iter_mut().zip(out.iter()) {
                 h.add_count(v, count);
             }
             for (h, &(a, b)) in acc.differences.iter_mut().zip(trial.pairs()) {
-                h.add_count(self.out[a] - self.out[b], count);
+                h.add_count(out[a] - out[b], count);
             }
         }
     }
 
     /// One trial of a single-arm chunk, on its own, drawing from lane `lane`.
     fn walk_one(&mut self, trial: &'t T, rng: &mut LaneState, lane: usize, acc: &mut Gathered) {
-        match self.trees[0].walk(trial, &mut self.scratch, rng, &mut self.out) {
-            Walked::Leaf(leaf) => self.ended.leaves.add(leaf, lane, 1),
+        match self.trees[0].walk(&mut self.player, rng) {
+            Walked::Leaf(leaf) => self.player.ended.leaves.add(leaf, lane, 1),
             Walked::Played => self.push_out(trial, acc),
         }
     }
 
     /// Adds `out` as one trial of the column batch.
     fn push_out(&mut self, trial: &T, acc: &mut Gathered) {
-        for (j, &v) in self.out.iter().enumerate() {
+        for (j, &v) in self.player.out.iter().enumerate() {
             self.columns[j * BATCH + self.filled] = v;
         }
         self.filled += 1;
@@ -254,10 +243,10 @@ fn count_guided(table: &SuccessCount, lanes: &mut Lanes, steps: u64, counts: &mu
     let Some(guide) = table.guide() else {
         return;
     };
-    // Eight rows of counts, one per lane of each half of the lanes: consecutive increments of
-    // one counter would wait on each other through memory; eight rows let them overlap. The
-    // halves keep the inner loop at eight, which the compiler unrolls (one loop over sixteen
-    // lanes was not, and measured 30% slower). Rows of 256 need no bounds checks.
+    // A row of counts per lane of each half of the lanes: consecutive increments of one
+    // counter would wait on each other through memory; separate rows let them overlap. The
+    // halves keep the inner loop short enough for the compiler to unroll (one loop over all
+    // the lanes was not, and measured slower). Rows of 256 need no bounds checks.
     const ROWS: usize = 8;
     let mut rows = vec![[0u64; 256]; ROWS];
     let mut block = [[0u64; LANES]; 32];

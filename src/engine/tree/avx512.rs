@@ -3,25 +3,33 @@
 //! Each vector steps its eight xoshiro256++ lanes in registers, gathers the eight guide
 //! entries its words' top bits pick, and moves every lane one node on, with no branch on any
 //! lane's result: a lane that reaches a leaf writes the leaf to a buffer (counted later) and
-//! goes back to the root. Two vectors are in flight so one's gathers overlap the other's (in
-//! a standalone model of the composite scenario, one vector of eight lanes took 3.8 ns a
-//! trial, two 2.7 ns, and one vector of sixteen 3.3 ns; four vectors of four lanes were
-//! slower than two of eight, in both walks below). Lanes whose guide entry is not a node (a
-//! key the guide cannot decide, a result never seen, a node that does not fit in a guide
-//! entry) leave the vectors for [`Tree::child`] or [`Tree::discover`], as in the scalar walk,
-//! so both walks give the same results (see the tests). A lane that needs its trial replayed
-//! finds the trial's start by stepping its generator back as many words as the trial has
-//! drawn ([`LaneState::back`]), instead of every lane keeping its start.
+//! goes back to the root. Two vectors are in flight so one's gathers overlap the other's
+//! (timed against one vector of eight lanes, one of sixteen, and four of four, in both walks
+//! below). Lanes whose guide entry is not a node (a key the guide cannot decide, a result
+//! never seen, a node that does not fit in a guide entry) leave the vectors for
+//! [`Tree::child`] or [`Tree::discover`], as in the scalar walk, so both walks give the same
+//! results (see the tests). A lane that needs its trial replayed finds the trial's start by
+//! stepping its generator back as many words as the trial has drawn ([`LaneState::back`]),
+//! instead of every lane keeping its start.
 //!
 //! Where nearly all trials make the same number of draws, [`Tree::play_rounds`] walks them
 //! in rounds first; the walk above plays what is left of each lane's quota.
+//!
+//! The fence: the one way in, [`Tree::play_lanes_avx512`], takes an [`Avx512`] token, which
+//! exists only on a CPU with every feature the walk is compiled for. Behind it every function
+//! is a safe `#[target_feature]` function but [`Tree::entries`], whose gather is in bounds only
+//! for indices of this tree's guides: the walks call it where every lane stands at a branch of
+//! the tree, which holds because every guide entry names a branch or a leaf
+//! ([`Tree::guides_sound`]). Vectors go to and from memory only through arrays of their exact
+//! size ([`load_words`] and its kin).
 
 use super::*;
+use crate::engine::cpu::Avx512;
 use std::arch::x86_64::*;
 
 /// Lanes per vector.
 const WIDTH: usize = 8;
-/// Vectors of lanes: two, written out in [`Tree::play_lanes_avx512`].
+/// Vectors of lanes: two, written out in [`Tree::walk_vectors`].
 const GROUPS: usize = 2;
 const _: () = assert!(GROUPS * WIDTH == LANES);
 /// All of a vector's lanes, as a mask.
@@ -33,8 +41,14 @@ const TALLY_LEAVES: usize = 1 << 15;
 const TALLY_COPIES: usize = 4;
 const TALLY_STRIDE: usize = TALLY_LEAVES + 64;
 
-/// Leaves buffered before they are counted: a few kilobytes, so they stay in cache.
+/// Leaves buffered before they are counted: a few kilobytes, so they stay in cache. A power of
+/// two, so that [`put`] keeps any position inside the buffer with a mask.
 const BUFFERED: usize = 1024;
+const _: () = assert!(BUFFERED.is_power_of_two());
+
+/// Leaves met and not counted yet. The walks count them out once more than
+/// `BUFFERED - LANES` are buffered, so a step's `WIDTH` leaves always fit.
+type Buffer = [u32; BUFFERED + LANES];
 
 /// Eight lanes walking together.
 #[derive(Clone, Copy)]
@@ -53,17 +67,26 @@ impl Group {
     /// The fewest trials any of the group's lanes has left.
     #[target_feature(enable = "avx512f,avx512vl,avx2")]
     fn fewest_left(&self) -> u32 {
-        let mut left = [0u32; WIDTH];
-        let difference = _mm256_sub_epi32(self.quota, self.done);
-        // SAFETY: `left` holds exactly one vector.
-        unsafe { _mm256_storeu_si256(left.as_mut_ptr().cast(), difference) };
+        let left = u32s_of(_mm256_sub_epi32(self.quota, self.done));
         left.into_iter().min().unwrap_or(0)
     }
+}
+
+/// Lanes of group `g` whose guide entries are not nodes, for [`Tree::leave_vectors`].
+#[derive(Clone, Copy)]
+struct Leaving {
+    g: usize,
+    slow: __mmask8,
+    /// The step's words and entries, every lane's.
+    words: __m512i,
+    entry: __m256i,
 }
 
 /// What a step of a round met, for [`Tree::round_off`].
 #[derive(Clone, Copy)]
 struct Went {
+    /// The group.
+    g: usize,
     /// Lanes that did not meet what was expected.
     odd: __mmask8,
     /// Words the round has drawn, this step's included.
@@ -72,45 +95,52 @@ struct Went {
     last: bool,
     words: __m512i,
     at: __m256i,
-}
-
-/// A group written out to memory, for the lanes that leave the vectors.
-#[repr(C, align(64))]
-struct Spilled {
-    s: [[u64; WIDTH]; 4],
-    words: [u64; WIDTH],
-    entries: [u32; WIDTH],
-    at: [u32; WIDTH],
-    done: [u32; WIDTH],
+    entry: __m256i,
+    /// Lanes overridden earlier in the round.
+    off: __mmask8,
 }
 
 impl<'t> Tree<'t> {
-    /// # Safety
-    /// The CPU must have AVX-512 F and VL ([`Kernel::Avx512`] checks both).
-    #[target_feature(enable = "avx512f,avx512vl,avx2,popcnt")]
-    pub(super) unsafe fn play_lanes_avx512<T: Trial>(
+    /// [`play_lanes`](Tree::play_lanes) on a CPU that `cpu` proves has AVX-512.
+    pub(super) fn play_lanes_avx512<T: Trial>(
         &mut self,
-        trial: &'t T,
-        scratch: &mut T::Scratch,
+        cpu: Avx512,
+        player: &mut Player<'t, T>,
         lanes: &mut Lanes,
         quota: [u64; LANES],
-        out: &mut [i64],
-        ended: &mut Ended,
     ) {
+        let _proved = cpu;
+        debug_assert!(Avx512::detect().is_some(), "the token proves AVX-512");
         debug_assert!(self.root < LEAF, "trials side by side start with a draw");
+        debug_assert!(
+            self.guides_sound(),
+            "the walk's gathers stay inside the guides"
+        );
+        // SAFETY: an `Avx512` token exists only on a CPU with every feature `walk_vectors`
+        // enables (`Avx512::FEATURES`).
+        unsafe { self.walk_vectors(player, lanes, quota) };
+    }
+
+    /// The walk: the rounds if trials mostly end after one depth, then the lanes step by step.
+    #[target_feature(enable = "avx512f,avx512vl,avx2,popcnt")]
+    fn walk_vectors<T: Trial>(
+        &mut self,
+        player: &mut Player<'t, T>,
+        lanes: &mut Lanes,
+        quota: [u64; LANES],
+    ) {
         let mut quota = quota;
         if let Some(depth) = self.common_depth() {
-            self.play_rounds(trial, scratch, lanes, depth, &mut quota, out, ended);
+            self.play_rounds(player, lanes, depth, &mut quota);
         }
         let root_at = _mm256_set1_epi32((self.root << GUIDE_BITS) as i32);
         // Where each lane stands once it has played its quota; a lane with none stays put.
         let mut finished = *lanes.words_mut();
         let groups: [Group; GROUPS] = std::array::from_fn(|g| {
-            let lanes = g * WIDTH..(g + 1) * WIDTH;
-            let s = finished.map(|word| _mm512_loadu_si512(word[lanes.clone()].as_ptr().cast()));
+            let s = finished.map(|word| load_words(part(&word, g)));
             let quota: [u32; WIDTH] =
                 std::array::from_fn(|l| u32::try_from(quota[g * WIDTH + l]).unwrap_or(u32::MAX));
-            let quota = _mm256_loadu_si256(quota.as_ptr().cast());
+            let quota = load_u32s(&quota);
             Group {
                 s,
                 at: root_at,
@@ -119,7 +149,7 @@ impl<'t> Tree<'t> {
                 active: _mm256_cmpgt_epu32_mask(quota, _mm256_setzero_si256()),
             }
         });
-        let mut leaves = [0u32; BUFFERED + WIDTH];
+        let mut leaves: Buffer = [0; BUFFERED + LANES];
         let mut buffered = 0;
         let entry_bits = _mm256_set1_epi32(0xFFFF);
         let split_base = _mm256_set1_epi32(GUIDE_SPLIT as i32);
@@ -127,8 +157,8 @@ impl<'t> Tree<'t> {
         let one = _mm256_set1_epi32(1);
         // One step of one group. A macro, not a function: the groups are written out one
         // after the other so they stay in registers and their gathers overlap (a loop over
-        // the groups, or a function the compiler did not inline, kept them in memory: twice
-        // as slow, measured).
+        // the groups, or a function the compiler did not inline, kept them in memory, and
+        // was timed much slower).
         // With `$all`, every lane is known to have a trial left, and which lanes are active
         // is neither read nor kept.
         macro_rules! step {
@@ -137,15 +167,24 @@ impl<'t> Tree<'t> {
                 let words = next(&mut $group.s);
                 let key = _mm512_cvtepi64_epi32(_mm512_srli_epi64::<{ 64 - GUIDE_BITS }>(words));
                 let index = _mm256_or_si256($group.at, key);
-                let mut entry = self.entries(index);
+                // SAFETY: every lane stands at a branch of this tree, its `at` being the
+                // root's or that of a branch a guide entry or `leave_vectors` named (entries
+                // with the leaf bit send the lane to the root, below), and its key has
+                // `GUIDE_BITS` bits: each index is inside the guides.
+                let mut entry = unsafe { self.entries(index) };
                 let mut slow = _mm256_mask_cmpge_epu32_mask(active, entry, split_base);
                 if slow != 0 {
                     entry = self.resolve(slow, words, $group.at, entry);
                     slow = _mm256_mask_cmpeq_epi32_mask(active, entry, entry_bits);
                 }
                 if slow != 0 {
-                    ($group, entry) = self
-                        .leave_vectors(trial, scratch, $group, $g, slow, words, entry, out, ended);
+                    let leaving = Leaving {
+                        g: $g,
+                        slow,
+                        words,
+                        entry,
+                    };
+                    ($group, entry) = self.leave_vectors(player, $group, leaving);
                 }
                 // Back to the root at a leaf, and on idle lanes at `GUIDE_SLOW` (which has the
                 // leaf bit): the next gather stays inside the guides. Which lanes are active
@@ -158,7 +197,7 @@ impl<'t> Tree<'t> {
                 );
                 let leaf = stop & active;
                 let ended = _mm256_maskz_compress_epi32(leaf, _mm256_andnot_si256(leaf_bit, entry));
-                _mm256_storeu_si256(leaves.as_mut_ptr().add(buffered).cast(), ended);
+                put(&mut leaves, buffered, ended);
                 buffered += leaf.count_ones() as usize;
                 $group.done = _mm256_mask_add_epi32($group.done, leaf, $group.done, one);
                 if !$all {
@@ -182,8 +221,8 @@ impl<'t> Tree<'t> {
             }};
         }
         // A step ends at most one trial a lane, so while every lane has at least `sure` trials
-        // left, `sure` steps need no look at which lanes are done (measured 5% faster on the
-        // composite than looking every step).
+        // left, `sure` steps need no look at which lanes are done (timed faster than looking
+        // every step).
         loop {
             let sure = [first, second]
                 .iter()
@@ -205,7 +244,7 @@ impl<'t> Tree<'t> {
             steps!(false);
         }
         self.tally(&leaves[..buffered]);
-        self.drain_tally(ended);
+        self.drain_tally(&mut player.ended);
         *lanes.words_mut() = finished;
     }
 
@@ -223,17 +262,13 @@ impl<'t> Tree<'t> {
     /// draw, and its lookups for the rest of the round are overridden, ending at
     /// [`GUIDE_JUNK`], which is not counted. Either way each lane plays its trials on its own
     /// words, in order, so results are those of the plain path.
-    #[allow(clippy::too_many_arguments)]
     #[target_feature(enable = "avx512f,avx512vl,avx2,popcnt")]
-    unsafe fn play_rounds<T: Trial>(
+    fn play_rounds<T: Trial>(
         &mut self,
-        trial: &'t T,
-        scratch: &mut T::Scratch,
+        player: &mut Player<'t, T>,
         lanes: &mut Lanes,
         depth: u32,
         quota: &mut [u64; LANES],
-        out: &mut [i64],
-        ended: &mut Ended,
     ) {
         let rounds = quota.iter().copied().min().unwrap_or(0);
         if rounds == 0 {
@@ -246,10 +281,9 @@ impl<'t> Tree<'t> {
         let slow_entry = _mm256_set1_epi32(GUIDE_SLOW as i32);
         let junk = _mm256_set1_epi32(GUIDE_JUNK as i32);
         let state = *lanes.words_mut();
-        let load =
-            |g: usize| state.map(|word| _mm512_loadu_si512(word[g * WIDTH..].as_ptr().cast()));
+        let load = |g: usize| state.map(|word| load_words(part(&word, g)));
         let (mut first, mut second) = (load(0), load(1));
-        let mut leaves = [0u32; BUFFERED + LANES];
+        let mut leaves: Buffer = [0; BUFFERED + LANES];
         let mut buffered = 0;
         // One step of one group: `$at` is where its lanes stand, `$step` how many words the
         // round has drawn with this one, `$last` whether it is the round's last.
@@ -257,7 +291,11 @@ impl<'t> Tree<'t> {
             ($s:ident, $g:expr, $at:ident, $off:ident, $step:expr, $last:expr) => {{
                 let words = next(&mut $s);
                 let key = _mm512_cvtepi64_epi32(_mm512_srli_epi64::<{ 64 - GUIDE_BITS }>(words));
-                let mut entry = self.entries(_mm256_or_si256($at, key));
+                // SAFETY: every lane stands at a branch of this tree: the root at a round's
+                // first step, then the branch its last entry named (a lane that met anything
+                // else was sent to a branch or the root by `round_off`, or is overridden to
+                // the root); its key has `GUIDE_BITS` bits: each index is inside the guides.
+                let mut entry = unsafe { self.entries(_mm256_or_si256($at, key)) };
                 entry = _mm256_mask_blend_epi32($off, entry, if $last { junk } else { root });
                 // Expected: a branch before the last step, a leaf at it.
                 let unexpected = |entry| {
@@ -279,21 +317,20 @@ impl<'t> Tree<'t> {
                 }
                 if odd != 0 {
                     let went = Went {
+                        g: $g,
                         odd,
                         step: $step,
                         depth,
                         last: $last,
                         words,
                         at: $at,
+                        entry,
+                        off: $off,
                     };
-                    ($s, entry, $off) =
-                        self.round_off(trial, scratch, $s, $g, went, entry, $off, out, ended);
+                    ($s, entry, $off) = self.round_off(player, $s, went);
                 }
                 if $last {
-                    _mm256_storeu_si256(
-                        leaves.as_mut_ptr().add(buffered).cast(),
-                        _mm256_andnot_si256(leaf_bit, entry),
-                    );
+                    put(&mut leaves, buffered, _mm256_andnot_si256(leaf_bit, entry));
                     buffered += WIDTH;
                 } else {
                     $at = _mm256_slli_epi32::<{ GUIDE_BITS as i32 }>(entry);
@@ -324,7 +361,7 @@ impl<'t> Tree<'t> {
         let state = lanes.words_mut();
         for (g, group) in [first, second].iter().enumerate() {
             for (word, &v) in state.iter_mut().zip(group) {
-                _mm512_storeu_si512(word[g * WIDTH..].as_mut_ptr().cast(), v);
+                *part_mut(word, g) = words_of(v);
             }
         }
         for q in quota.iter_mut() {
@@ -332,30 +369,21 @@ impl<'t> Tree<'t> {
         }
     }
 
-    /// The lanes of `went.odd`, whose step in a round did not meet what was expected.
-    /// Returns the step's entries and the group's overridden lanes, both updated.
-    #[allow(clippy::too_many_arguments)]
+    /// The lanes of `went.odd`, whose step in a round did not meet what was expected, on
+    /// group state `s`. Returns the state, the step's entries and the group's overridden
+    /// lanes, all updated.
     #[cold]
     #[inline(never)]
     #[target_feature(enable = "avx512f,avx512vl,avx2")]
-    unsafe fn round_off<T: Trial>(
+    fn round_off<T: Trial>(
         &mut self,
-        trial: &'t T,
-        scratch: &mut T::Scratch,
+        player: &mut Player<'t, T>,
         s: [__m512i; 4],
-        g: usize,
         went: Went,
-        entry: __m256i,
-        off: __mmask8,
-        out: &mut [i64],
-        ended: &mut Ended,
     ) -> ([__m512i; 4], __m256i, __mmask8) {
-        let mut words = [0u64; WIDTH];
-        let mut at = [0u32; WIDTH];
-        let mut entries = [0u32; WIDTH];
-        _mm512_storeu_si512(words.as_mut_ptr().cast(), went.words);
-        _mm256_storeu_si256(at.as_mut_ptr().cast(), went.at);
-        _mm256_storeu_si256(entries.as_mut_ptr().cast(), entry);
+        let words = words_of(went.words);
+        let at = u32s_of(went.at);
+        let mut entries = u32s_of(went.entry);
         // A key that did not decide its draw may still have gone the expected way: most
         // calls end here.
         let mut irregular: __mmask8 = 0;
@@ -369,30 +397,24 @@ impl<'t> Tree<'t> {
             }
         }
         if irregular == 0 {
-            return (s, _mm256_loadu_si256(entries.as_ptr().cast()), off);
+            return (s, load_u32s(&entries), went.off);
         }
         // Play the others' trials from their start, and set each lane back so that the
         // round's remaining steps end where its trial did.
-        let mut state = [[0u64; WIDTH]; 4];
-        for (word, v) in state.iter_mut().zip(s) {
-            _mm512_storeu_si512(word.as_mut_ptr().cast(), v);
-        }
+        let mut state = s.map(|v| words_of(v));
         for l in (0..WIDTH).filter(|l| irregular & (1 << l) != 0) {
             let mut rng = LaneState(std::array::from_fn(|i| state[i][l]));
-            let lane = g * WIDTH + l;
+            let lane = went.g * WIDTH + l;
             if entries[l] != Entry::from(GUIDE_SLOW) && !went.last {
                 // The trial ended early, at a leaf: the lane stands where it ended.
-                ended
-                    .leaves
-                    .add(entries[l] & !Entry::from(GUIDE_LEAF), lane, 1);
+                let leaf = entries[l] & !Entry::from(GUIDE_LEAF);
+                player.ended.leaves.add(leaf, lane, 1);
             } else {
                 for _ in 0..went.step {
                     rng.back();
                 }
-                match self.walk(trial, scratch, &mut rng, out) {
-                    Walked::Leaf(leaf) => ended.leaves.add(leaf, lane, 1),
-                    Walked::Played => ended.played.extend_from_slice(out),
-                }
+                let walked = self.walk(player, &mut rng);
+                player.count(walked, lane);
             }
             for _ in went.step..went.depth {
                 rng.back();
@@ -406,12 +428,8 @@ impl<'t> Tree<'t> {
                 self.root
             };
         }
-        let s = state.map(|word| _mm512_loadu_si512(word.as_ptr().cast()));
-        (
-            s,
-            _mm256_loadu_si256(entries.as_ptr().cast()),
-            off | irregular,
-        )
+        let s = state.map(|words| load_words(&words));
+        (s, load_u32s(&entries), went.off | irregular)
     }
 
     /// Hands the leaves counted in the tally to `ended`, leaving the tally at zero.
@@ -427,26 +445,49 @@ impl<'t> Tree<'t> {
     /// The guide entries at `index` (`branch << GUIDE_BITS | key`, one per lane): 32 bits
     /// at each 16-bit entry (the spare entry keeps the last one inside), the upper half
     /// dropped.
+    ///
+    /// # Safety
+    /// Every lane of `index` must be an entry of the guides other than the spare one (below
+    /// `self.guides.len() - 1`), as `branch << GUIDE_BITS | key` is for a branch of this tree
+    /// and a key of `GUIDE_BITS` bits.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl,avx2")]
     unsafe fn entries(&self, index: __m256i) -> __m256i {
+        debug_assert!(
+            u32s_of(index)
+                .iter()
+                .all(|&i| (i as usize) < self.guides.len().saturating_sub(1)),
+            "gathers inside the guides"
+        );
         let guides = self.guides.as_ptr().cast::<i32>();
-        _mm256_and_si256(
-            _mm256_i32gather_epi32::<2>(guides, index),
-            _mm256_set1_epi32(0xFFFF),
-        )
+        // SAFETY: by the caller's promise, each lane reads the four bytes at twice its index,
+        // that is its entry and the next one, both inside `guides`.
+        let gathered = unsafe { _mm256_i32gather_epi32::<2>(guides, index) };
+        _mm256_and_si256(gathered, _mm256_set1_epi32(0xFFFF))
     }
 
     /// The entries of the lanes of `split`, whose guide entries are splits, decided by the
-    /// splits' thresholds.
+    /// splits' thresholds. A lane whose split is not in the tables (none is: see
+    /// [`Tree::guides_sound`]) keeps its entry, and so goes to its branch's table.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl,avx2")]
-    unsafe fn split_entries(&self, split: __mmask8, words: __m512i, entry: __m256i) -> __m256i {
+    fn split_entries(&self, split: __mmask8, words: __m512i, entry: __m256i) -> __m256i {
         let j = _mm256_sub_epi32(entry, _mm256_set1_epi32(GUIDE_SPLIT as i32));
+        let splits = self.split_at.len().min(self.split_to.len());
+        let known = _mm256_mask_cmplt_epu32_mask(split, j, _mm256_set1_epi32(splits as i32));
+        debug_assert_eq!(known, split, "every split entry is in the split tables");
+        let split = known;
         let at = self.split_at.as_ptr().cast();
         let to = self.split_to.as_ptr().cast();
-        let at = _mm512_mask_i32gather_epi64::<8>(_mm512_setzero_si512(), split, j, at);
-        let to = _mm256_mmask_i32gather_epi32::<4>(_mm256_setzero_si256(), split, j, to);
+        // SAFETY: only the lanes of `split` read, and each has j below the tables' length
+        // (masked just above): 8 bytes at 8 j are inside `split_at`, 4 at 4 j inside
+        // `split_to`.
+        let (at, to) = unsafe {
+            (
+                _mm512_mask_i32gather_epi64::<8>(_mm512_setzero_si512(), split, j, at),
+                _mm256_mmask_i32gather_epi32::<4>(_mm256_setzero_si256(), split, j, to),
+            )
+        };
         let above = _mm512_mask_cmpge_epu64_mask(split, words, at);
         let to = _mm256_mask_srli_epi32(to, above, to, 16);
         _mm256_mask_blend_epi32(
@@ -459,10 +500,10 @@ impl<'t> Tree<'t> {
     /// Counts one trial at each of `leaves` (guide entries' leaves, below 2^15), in 32-bit
     /// counters packed together (a call plays a segment, far fewer than 2^32 trials), so the
     /// ones in use stay in the first-level cache beside the guides. Leaves in turn go to one
-    /// of four copies of the counters, so that a leaf met twice in a row does not wait on its
-    /// own increment (composite scenario, 2e8 trials on one thread: 0.59 s against 0.61 s
-    /// with one copy); the copies are 256 bytes apart modulo 4 KiB, as a load may wait on an
-    /// earlier store to an address equal modulo 4 KiB. A fixed length needs no bounds checks.
+    /// of `TALLY_COPIES` copies of the counters, so that a leaf met twice in a row does not
+    /// wait on its own increment (timed faster than one copy); the copies' stride is not a
+    /// multiple of 4 KiB, as a load may wait on an earlier store to an address equal modulo
+    /// 4 KiB. A fixed length needs no bounds checks.
     fn tally(&mut self, leaves: &[u32]) {
         self.tally.resize(TALLY_COPIES * TALLY_STRIDE, 0);
         let tally: &mut [u32; TALLY_COPIES * TALLY_STRIDE] =
@@ -494,94 +535,65 @@ impl<'t> Tree<'t> {
     #[cold]
     #[inline(never)]
     #[target_feature(enable = "avx512f,avx512vl,avx2")]
-    unsafe fn resolve(
-        &self,
-        slow: __mmask8,
-        words: __m512i,
-        at: __m256i,
-        entry: __m256i,
-    ) -> __m256i {
-        let mut w = [0u64; WIDTH];
-        let mut branch = [0u32; WIDTH];
-        let mut entries = [0u32; WIDTH];
-        _mm512_storeu_si512(w.as_mut_ptr().cast(), words);
-        _mm256_storeu_si256(branch.as_mut_ptr().cast(), at);
-        _mm256_storeu_si256(entries.as_mut_ptr().cast(), entry);
+    fn resolve(&self, slow: __mmask8, words: __m512i, at: __m256i, entry: __m256i) -> __m256i {
+        let words = words_of(words);
+        let branch = u32s_of(at);
+        let mut entries = u32s_of(entry);
         for l in (0..WIDTH).filter(|l| slow & (1 << l) != 0) {
-            entries[l] = guide_form(self.child(branch[l] >> GUIDE_BITS, w[l]));
+            entries[l] = guide_form(self.child(branch[l] >> GUIDE_BITS, words[l]));
         }
-        _mm256_loadu_si256(entries.as_ptr().cast())
+        load_u32s(&entries)
     }
 
-    /// Moves the lanes of `slow` one step on outside the vectors, for results not seen yet,
-    /// raw draws, and leaves that do not fit a guide entry: by playing the trial in full, or
-    /// counting the leaf here. Returns the group and the entries the vector code goes on
-    /// with: a lane whose trial was finished here gets the root, so the vector code does not
-    /// count it again.
-    #[allow(clippy::too_many_arguments)]
+    /// Moves the lanes of `leaving.slow` one step on outside the vectors, for results not
+    /// seen yet, raw draws, and leaves that do not fit a guide entry: by playing the trial in
+    /// full, or counting the leaf here. Returns the group and the entries the vector code goes
+    /// on with: a lane whose trial was finished here gets the root, so the vector code does
+    /// not count it again.
     #[cold]
     #[inline(never)]
     #[target_feature(enable = "avx512f,avx512vl,avx2")]
-    unsafe fn leave_vectors<T: Trial>(
+    fn leave_vectors<T: Trial>(
         &mut self,
-        trial: &'t T,
-        scratch: &mut T::Scratch,
+        player: &mut Player<'t, T>,
         mut group: Group,
-        g: usize,
-        slow: __mmask8,
-        words: __m512i,
-        entry: __m256i,
-        out: &mut [i64],
-        ended: &mut Ended,
+        leaving: Leaving,
     ) -> (Group, __m256i) {
-        let mut m = Spilled {
-            s: [[0; WIDTH]; 4],
-            words: [0; WIDTH],
-            entries: [0; WIDTH],
-            at: [0; WIDTH],
-            done: [0; WIDTH],
-        };
-        for i in 0..4 {
-            _mm512_storeu_si512(m.s[i].as_mut_ptr().cast(), group.s[i]);
-        }
-        _mm512_storeu_si512(m.words.as_mut_ptr().cast(), words);
-        _mm256_storeu_si256(m.entries.as_mut_ptr().cast(), entry);
-        _mm256_storeu_si256(m.at.as_mut_ptr().cast(), group.at);
-        _mm256_storeu_si256(m.done.as_mut_ptr().cast(), group.done);
-        for l in (0..WIDTH).filter(|l| slow & (1 << l) != 0) {
-            let lane = g * WIDTH + l;
-            let branch = m.at[l] >> GUIDE_BITS;
-            let e = self.child(branch, m.words[l]);
+        let mut s = group.s.map(|v| words_of(v));
+        let words = words_of(leaving.words);
+        let mut entries = u32s_of(leaving.entry);
+        let at = u32s_of(group.at);
+        let mut done = u32s_of(group.done);
+        for l in (0..WIDTH).filter(|l| leaving.slow & (1 << l) != 0) {
+            let lane = leaving.g * WIDTH + l;
+            let branch = at[l] >> GUIDE_BITS;
+            let e = self.child(branch, words[l]);
             if e < LEAF {
                 // A lane before this one discovered the same path just now.
-                m.entries[l] = e;
+                entries[l] = e;
                 continue;
             }
             if e < SLOW {
                 // A leaf whose index does not fit in a guide entry.
-                ended.leaves.add(e & !LEAF, lane, 1);
+                player.ended.leaves.add(e & !LEAF, lane, 1);
             } else {
                 // Replay from where the trial began: as many words back as it has drawn.
-                let mut rng = LaneState(std::array::from_fn(|i| m.s[i][l]));
+                let mut rng = LaneState(std::array::from_fn(|i| s[i][l]));
                 for _ in 0..=self.branches[branch as usize].depth {
                     rng.back();
                 }
-                match self.discover(trial, scratch, &mut rng, out, &[]) {
-                    Walked::Leaf(leaf) => ended.leaves.add(leaf, lane, 1),
-                    Walked::Played => ended.played.extend_from_slice(out),
-                }
-                for (s, v) in m.s.iter_mut().zip(rng.0) {
+                let walked = self.discover(player, &mut rng, &[]);
+                player.count(walked, lane);
+                for (s, v) in s.iter_mut().zip(rng.0) {
                     s[l] = v;
                 }
             }
-            m.done[l] += 1;
-            m.entries[l] = self.root;
+            done[l] += 1;
+            entries[l] = self.root;
         }
-        for i in 0..4 {
-            group.s[i] = _mm512_loadu_si512(m.s[i].as_ptr().cast());
-        }
-        group.done = _mm256_loadu_si256(m.done.as_ptr().cast());
-        (group, _mm256_loadu_si256(m.entries.as_ptr().cast()))
+        group.s = s.map(|words| load_words(&words));
+        group.done = load_u32s(&done);
+        (group, load_u32s(&entries))
     }
 }
 
@@ -592,16 +604,14 @@ impl<'t> Tree<'t> {
 #[target_feature(enable = "avx512f,avx512vl,avx2")]
 fn keep(finished: &mut [[u64; LANES]; 4], g: usize, lanes: __mmask8, s: [__m512i; 4]) {
     for (word, v) in finished.iter_mut().zip(s) {
-        let mut lane_words = [0u64; WIDTH];
-        // SAFETY: `lane_words` holds exactly one vector.
-        unsafe { _mm512_storeu_si512(lane_words.as_mut_ptr().cast(), v) };
+        let lane_words = words_of(v);
         for l in (0..WIDTH).filter(|l| lanes & (1 << l) != 0) {
             word[g * WIDTH + l] = lane_words[l];
         }
     }
 }
 
-/// One xoshiro256++ step of four lanes: their words, and the state moved on.
+/// One xoshiro256++ step of a vector's eight lanes: their words, and the state moved on.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl,avx2")]
 fn next(s: &mut [__m512i; 4]) -> __m512i {
@@ -616,4 +626,79 @@ fn next(s: &mut [__m512i; 4]) -> __m512i {
     let s3 = _mm512_rol_epi64::<45>(s3);
     *s = [s0, s1, s2, s3];
     words
+}
+
+/// Group `g`'s lanes of a lane-wise word of [`Lanes`].
+fn part(word: &[u64; LANES], g: usize) -> &[u64; WIDTH] {
+    word[g * WIDTH..][..WIDTH]
+        .try_into()
+        .expect("a group's lanes")
+}
+
+fn part_mut(word: &mut [u64; LANES], g: usize) -> &mut [u64; WIDTH] {
+    (&mut word[g * WIDTH..][..WIDTH])
+        .try_into()
+        .expect("a group's lanes")
+}
+
+// The arrays the vectors go to and from memory through are exactly one vector long.
+const _: () = assert!(size_of::<[u64; WIDTH]>() == size_of::<__m512i>());
+const _: () = assert!(size_of::<[u32; WIDTH]>() == size_of::<__m256i>());
+
+/// `words` as a vector.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_words(words: &[u64; WIDTH]) -> __m512i {
+    // SAFETY: reads the 64 bytes `words` refers to (asserted one vector long above); the
+    // load needs no alignment.
+    unsafe { _mm512_loadu_si512(words.as_ptr().cast()) }
+}
+
+/// The words of a vector.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn words_of(v: __m512i) -> [u64; WIDTH] {
+    let mut words = [0; WIDTH];
+    // SAFETY: writes the 64 bytes of `words` (asserted one vector long above); the store
+    // needs no alignment.
+    unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), v) };
+    words
+}
+
+/// `values` as a vector.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_u32s(values: &[u32; WIDTH]) -> __m256i {
+    // SAFETY: reads the 32 bytes `values` refers to (asserted one vector long above); the
+    // load needs no alignment.
+    unsafe { _mm256_loadu_si256(values.as_ptr().cast()) }
+}
+
+/// Writes a vector's values to `to`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_u32s(to: &mut [u32; WIDTH], v: __m256i) {
+    // SAFETY: writes the 32 bytes of `to` (asserted one vector long above); the store needs
+    // no alignment.
+    unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), v) };
+}
+
+/// The values of a vector.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn u32s_of(v: __m256i) -> [u32; WIDTH] {
+    let mut values = [0; WIDTH];
+    store_u32s(&mut values, v);
+    values
+}
+
+/// Writes a vector of leaves to `leaves` from position `at` on. The walks count the buffer
+/// out before `at` reaches `BUFFERED`; the mask that keeps `at` inside changes nothing then,
+/// and lets the compiler drop the bounds checks.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn put(leaves: &mut Buffer, at: usize, v: __m256i) {
+    debug_assert!(at < BUFFERED, "the buffer is counted out before it is full");
+    let to = &mut leaves[at % BUFFERED..][..WIDTH];
+    store_u32s(to.try_into().expect("one vector"), v);
 }
