@@ -34,6 +34,7 @@
 
 pub mod commands;
 pub mod condition;
+pub mod engagement;
 pub mod geometry;
 pub mod metrics;
 pub mod placement;
