@@ -833,3 +833,54 @@ fn set_reaches_orders_and_the_engagement() {
         ],
     );
 }
+
+/// Three sides in a row, one model each, 9" apart edge to edge, weapons sure to kill and
+/// reaching everything, shooting the nearest once `when` holds. B's nearest are A and C
+/// alike: file order, A. Whoever goes first decides: A first kills B and then C kills A; B
+/// first kills A, then C kills B; either way C wins. C first kills B, then A kills C: A wins.
+fn three_sides(first: &str, when: &str) -> String {
+    let unit = |id: &str, x: f64| {
+        format!(
+            "[[unit]]\nid = \"{id}\"\nside = \"{id}\"\nsize = 1\nresolve = \"d6>=4\"\n\
+             weapon = {{ attacks = 1, hit = \"d6>=1\", damage = 1, range = 30.0 }}\n\
+             models = [[{x}, 10.0]]\n\
+             orders = [{{ when = \"{when}\", command = \"shoot\", target = \"nearest\" }}]\n"
+        )
+    };
+    format!(
+        "[scenario]\nname = \"three\"\n[engagement]\nrounds = 6\nfirst = \"{first}\"\n{}{}{}",
+        unit("A", 10.0),
+        unit("B", 20.0),
+        unit("C", 30.0)
+    )
+}
+
+#[test]
+fn with_three_sides_alternate_rotates_and_random_is_uniform() {
+    // (first, when, the winner, rounds begun): alternate makes A first in round 1, B in 2,
+    // C in 3; nothing is shot before `when` holds.
+    let cases = [
+        ("alternate", "round >= 1", "A", "C", 1),
+        ("alternate", "round >= 2", "B", "C", 2),
+        ("alternate", "round >= 3", "C", "A", 3),
+        ("alternate", "round >= 4", "A", "C", 4),
+        ("A", "round >= 3", "A", "C", 3),
+        ("C", "round >= 2", "C", "A", 2),
+    ];
+    for (first, when, first_side, winner, rounds) in cases {
+        let what = format!("{first}, {when} ({first_side} first)");
+        let p = plan(&three_sides(first, when), false);
+        let g = gather(&p, 2000, 13, 1);
+        for side in ["A", "B", "C"] {
+            let won = constant(metric(&p, &g, &format!("{side}.won")), &what);
+            assert_eq!(won, i64::from(side == winner), "{what}: {side}.won");
+        }
+        assert_eq!(constant(metric(&p, &g, "engagement.rounds"), &what), rounds);
+    }
+    // Random: each side first with 1/3; A wins only when C is.
+    let p = plan(&three_sides("random", "round >= 1"), false);
+    let g = gather(&p, 150_000, 14, 2);
+    assert_probability(metric(&p, &g, "A.won"), |v| v == 1, 1.0 / 3.0, "random A");
+    assert_probability(metric(&p, &g, "C.won"), |v| v == 1, 2.0 / 3.0, "random C");
+    assert_eq!(constant(metric(&p, &g, "B.won"), "random B"), 0);
+}
