@@ -90,6 +90,8 @@ mod tests {
             StepMetrics::NAMES,
             ["resolved", "fizzled", "ineligible", "responses"]
         );
+        assert_eq!(SideMetrics::NAMES, ["won"]);
+        assert_eq!(EngagementMetrics::NAMES, ["rounds"]);
         let row = StepMetrics {
             resolved: 1,
             fizzled: 2,

@@ -443,6 +443,77 @@ mod tests {
     }
 
     #[test]
+    fn every_command_has_its_place_in_all() {
+        for (i, c) in Command::ALL.into_iter().enumerate() {
+            assert_eq!(c.index(), i, "{}", c.name());
+        }
+    }
+
+    #[test]
+    fn an_engagement_gets_its_defaults_sides_and_orders() {
+        let text = r#"
+[scenario]
+name = "e"
+[engagement]
+[[unit]]
+id = "a"
+side = "red"
+size = 2
+resolve = "d6>=4"
+weapon = { attacks = 1, hit = "d6>=4", range = 24.0 }
+models = [[10.0, 10.0], [11.0, 10.0]]
+orders = [
+  { when = "missing >= 1", command = "rally" },
+  { command = "shoot", target = "weakest" },
+  { command = "shoot", target = "b" },
+]
+[[unit]]
+id = "b"
+side = "blue"
+size = 1
+resolve = "d6>=4"
+models = [[20.0, 10.0]]
+[[unit]]
+id = "c"
+side = "red"
+size = 1
+resolve = "d6>=4"
+models = [[30.0, 10.0]]
+"#;
+        let set = parse(text, "e.toml", &[]).unwrap();
+        let s = &set.variants[0].scenario;
+        let e = s.engagement.as_ref().unwrap();
+        assert_eq!(
+            (e.rounds, e.first, e.until),
+            (6, First::Side(0), Until::Destroyed)
+        );
+        assert_eq!(e.sides, ["red", "blue"]);
+        assert_eq!(e.side_of, [0, 1, 0]);
+        assert_eq!(e.objective, ["red.won", "blue.won"]);
+        let orders: Vec<Order> = e.orders[0].iter().map(|o| o.order).collect();
+        assert_eq!(
+            orders,
+            [
+                Order::Rally,
+                Order::Shoot {
+                    target: Target::Weakest
+                },
+                Order::Shoot {
+                    target: Target::Unit(1)
+                },
+            ]
+        );
+        assert_eq!(
+            e.orders[0][0].when.as_ref().map(|w| w.to_string()),
+            Some("missing >= 1".to_string())
+        );
+        assert!(e.orders[0][1].when.is_none() && e.orders[1].is_empty());
+        // One choice, with no steps: the engagement plays in it.
+        assert_eq!(s.choices.len(), 1);
+        assert!(s.choices[0].id.is_empty() && s.choices[0].steps.is_empty());
+    }
+
+    #[test]
     fn validation_gives_each_order_its_arguments() {
         let text = r#"
 [scenario]
