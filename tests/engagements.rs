@@ -797,6 +797,22 @@ fn bad_orders_are_refused() {
         &["unit.green.orders[0].command", "needs a move distance"],
     );
     refused(&format!("{BASE}orders = 3\n"), &["orders", "sequence"]);
+    refused(
+        &format!("{BASE}orders = [{{}}]\n"),
+        &["missing field `command`"],
+    );
+    refused(
+        &edit("side = \"green\"", "side = \"random\"")
+            .replace("rounds = 3\n", "rounds = 3\nfirst = \"random\"\n"),
+        &[
+            "engagement.first",
+            "both a way of choosing the first side and the name of a side",
+        ],
+    );
+    refused(
+        &edit("rounds = 3\n", "objective = 3\n"),
+        &["objective", "invalid type"],
+    );
 }
 
 #[test]

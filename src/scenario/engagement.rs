@@ -72,6 +72,19 @@ pub(super) fn engagement(
         None => DEFAULT_ROUNDS as u32,
         Some(r) => super::validate::count(ctx, "engagement.rounds", r, 1, MAX_ROUNDS)?,
     };
+    if let Some(keyword) = e
+        .first
+        .as_deref()
+        .filter(|f| ["alternate", "random"].contains(f) && side_names.contains(f))
+    {
+        return Err(ctx.invalid(
+            "engagement.first",
+            format!(
+                "{} is both a way of choosing the first side and the name of a side; rename the side",
+                quoted(keyword)
+            ),
+        ));
+    }
     let first = match e.first.as_deref() {
         None => First::Side(side_of[0]),
         Some("alternate") => First::Alternate,
