@@ -900,3 +900,52 @@ fn with_three_sides_alternate_rotates_and_random_is_uniform() {
     assert_probability(metric(&p, &g, "C.won"), |v| v == 1, 2.0 / 3.0, "random C");
     assert_eq!(constant(metric(&p, &g, "B.won"), "random B"), 0);
 }
+
+#[test]
+fn call_of_the_masters_keeps_the_unit_its_rule_picked() {
+    // Use 1 kills the nearest unit's one model for sure; use 2 keeps that target and fizzles,
+    // so the farther unit is untouched, unless masters.retarget picks it.
+    let text = |options: &str| {
+        format!(
+            r#"
+[scenario]
+name = "masters"
+[options]
+{options}
+[engagement]
+rounds = 1
+[[unit]]
+id = "masters"
+side = "blue"
+size = 1
+resolve = "d6>=4"
+rules = ["call_of_the_masters"]
+weapon = {{ attacks = 1, hit = "d6>=1", damage = 1, range = 30.0 }}
+models = [[10.0, 10.0]]
+orders = [{{ command = "shoot", target = "nearest" }}]
+[[unit]]
+id = "near"
+side = "red"
+size = 1
+resolve = "d6>=4"
+models = [[15.0, 10.0]]
+[[unit]]
+id = "far"
+side = "red"
+size = 2
+resolve = "d6>=4"
+models = [[25.0, 10.0], [26.5, 10.0]]
+"#
+        )
+    };
+    for (options, far_lost) in [("", 0), ("masters.retarget = true", 1)] {
+        let p = plan(&text(options), false);
+        let g = gather(&p, 2000, 15, 1);
+        assert_eq!(constant(metric(&p, &g, "near.lost"), options), 1);
+        assert_eq!(constant(metric(&p, &g, "far.lost"), options), far_lost);
+        assert_eq!(
+            constant(metric(&p, &g, "masters.declared.shoot"), options),
+            1
+        );
+    }
+}
