@@ -387,6 +387,10 @@ impl<'a> Ctx<'a> {
                 } => self
                     .target_legal(s, actor, t)?
                     .then_some(Followed::Shoot(t)),
+                // Validation gives target rules only to engagements' orders, refused earlier.
+                Order::Shoot { .. } => {
+                    return Err("the exact engine does not pick targets by a rule".into())
+                }
                 Order::Run { .. } => {
                     return Err("Run moves units, and the exact engine follows no movement \
                                 (every later distance would change)"

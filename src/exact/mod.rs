@@ -38,6 +38,8 @@ pub const MAX_STATES: usize = 250_000;
 pub enum Refusal {
     #[error("the exact engine does not play card games (their shuffles and orderings are not dice tests); use `rollcall run`")]
     Cards,
+    #[error("the exact engine does not play engagements yet (which order a unit takes depends on the dice of earlier activations); use `rollcall run`")]
+    Engagement,
     #[error("{at}step `{step}` ({command}): {reason}; use `rollcall run` for this scenario")]
     Step {
         /// "choice `x`, " and/or "sweep point k=v, ", or empty.
@@ -153,6 +155,9 @@ pub fn variant(plan: &Plan, params: &[String], at: &str) -> Result<ExactVariant,
     if scenario.cards.is_some() {
         return Err(Refusal::Cards);
     }
+    if scenario.engagement.is_some() {
+        return Err(Refusal::Engagement);
+    }
     let mut metrics = Vec::new();
     for (arm, c) in scenario.choices.iter().enumerate() {
         for (metric, pmf) in choice(plan, arm, at)? {
@@ -190,6 +195,9 @@ pub fn report(set: &ScenarioSet, plans: &[Option<&Plan>]) -> Result<ExactReport,
     for (i, v) in set.variants.iter().enumerate() {
         if v.scenario.cards.is_some() {
             return Err(Refusal::Cards);
+        }
+        if v.scenario.engagement.is_some() {
+            return Err(Refusal::Engagement);
         }
         let owned;
         let plan = match plans.get(i).copied().flatten() {

@@ -11,7 +11,7 @@ use super::shoot::Hit;
 use super::world::{Restrictions, World};
 use super::{rally, response, run, shoot};
 use crate::engine::Draws;
-use crate::scenario::{Command, Heading, Order, Step};
+use crate::scenario::{Command, Heading, Order};
 use std::fmt;
 
 /// Why a command could not be declared.
@@ -73,15 +73,17 @@ enum Aimed {
     Run(Heading),
 }
 
-/// Declares and resolves `step` in the acting unit's normal activation.
+/// Declares and resolves `order` in the normal activation of unit `actor` (a step's, or an
+/// engagement's). A target rule ([`crate::scenario::Target::Nearest`], ...) is settled here,
+/// once.
 pub fn declare<'p, D: Draws<'p>>(
     plan: &'p Plan,
     world: &mut World,
-    step: &Step,
+    actor: usize,
+    order: Order,
     draws: &mut D,
 ) -> Result<Resolved, Ineligible> {
-    let actor = step.unit;
-    let command = step.order.command();
+    let command = order.command();
     let state = &world.units[actor];
     if state.alive == 0 {
         return Err(Ineligible::NoModelAlive);
@@ -92,7 +94,7 @@ pub fn declare<'p, D: Draws<'p>>(
     if state.restrictions.intersects(command.barred_by()) {
         return Err(Ineligible::Restricted);
     }
-    let aimed = match step.order {
+    let aimed = match order {
         Order::Rally if rally::enemy_within_1(plan, world, actor) => {
             return Err(Ineligible::EnemyWithin1)
         }

@@ -1,5 +1,6 @@
 //! What a trial reports, as rows whose field names are the metric names: [`UnitMetrics`] per
-//! unit and [`StepMetrics`] per step. The names a table prints and the values a trial writes
+//! unit and [`StepMetrics`] per step; an engagement adds [`SideMetrics`] per side and
+//! [`EngagementMetrics`] (its declarations per command are named by `Command::name`). The names a table prints and the values a trial writes
 //! come from one definition, so they cannot drift apart; the exact engine reports through the
 //! same rows.
 
@@ -59,6 +60,22 @@ metrics_row! {
     }
 }
 
+metrics_row! {
+    /// One side at the end of an engagement, named `<side>.<metric>`.
+    SideMetrics {
+        /// 1 when the side has models on the table and no other side has.
+        won,
+    }
+}
+
+metrics_row! {
+    /// An engagement as a whole, named `engagement.<metric>`.
+    EngagementMetrics {
+        /// Rounds begun.
+        rounds,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,6 +90,8 @@ mod tests {
             StepMetrics::NAMES,
             ["resolved", "fizzled", "ineligible", "responses"]
         );
+        assert_eq!(SideMetrics::NAMES, ["won"]);
+        assert_eq!(EngagementMetrics::NAMES, ["rounds"]);
         let row = StepMetrics {
             resolved: 1,
             fizzled: 2,

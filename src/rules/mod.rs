@@ -7,7 +7,9 @@
 //! beside that command ([`rally::Prepared`], [`shoot::Prepared`]); [`trial`] is the driver the
 //! engine runs; [`World`] is one trial's state; [`commands::declare`] plays one order
 //! (eligibility, response window, uses, token and restrictions) and hands back a reason when
-//! it cannot be declared; [`metrics`] names what a trial reports.
+//! it cannot be declared; [`metrics`] names what a trial reports. An `[engagement]` gives units
+//! orders instead of steps: [`engagement`] plays its rounds, each activated unit declaring the
+//! first of its orders whose [`condition`] holds and which [`commands::declare`] accepts.
 //!
 //! Adding a command (say Charge) takes one new file, `src/rules/charge.rs`, with its rule (a
 //! `resolve` over the plan, the world and the draws) and, if it needs one, its precomputation,
@@ -15,11 +17,14 @@
 //!
 //! - `src/scenario/mod.rs`: a variant of `Order` with the command's arguments and one of
 //!   `Command`; the compiler then points at `Order::command` and `Command::name`.
-//! - `src/scenario/validate.rs`, `steps`: the command's name among the names read from the
-//!   file and in the messages listing them (strings, so the compiler cannot point here), and
-//!   the checks of the keys it takes; the compiler points at the match that builds the order
-//!   from the `target` key. A key no command took before also needs a field in
-//!   `src/scenario/raw.rs` (`RawStep`).
+//! - `src/scenario/validate.rs`, `order` (which builds steps' and engagement orders' commands
+//!   alike): the command's name among the names read from the file and in the messages
+//!   listing them (strings, so the compiler cannot point here), and the checks of the keys it
+//!   takes; the compiler points at the match that builds the order from the `target` key. A
+//!   key no command took before also needs a field in `src/scenario/raw.rs` (`RawStep` and
+//!   `RawOrder`, with `OrderKeys`) and in `src/scenario/keys.rs`.
+//! - `src/scenario/mod.rs`: its place in `Command::ALL` and `Command::index` (the
+//!   engagement's `<unit>.declared.<command>` metrics).
 //! - `src/rules/commands.rs` (compiler-pointed): `Command::applies` (the restrictions it
 //!   applies and is barred by; a new restriction bit goes in [`world::Restrictions`]), and in
 //!   `declare` its eligibility check and `Aimed` variant (which also says whether the order
@@ -34,6 +39,7 @@
 
 pub mod commands;
 pub mod condition;
+pub mod engagement;
 pub mod geometry;
 pub mod metrics;
 pub mod placement;

@@ -1,6 +1,6 @@
 //! A scenario compiled for play: the scenario, each unit's precomputation for the commands it
-//! may take (defined beside each command: [`rally::Prepared`], [`shoot::Prepared`]), and the
-//! metric layout the engine gathers. The driver that plays it is [`super::trial`].
+//! may take (defined beside each command: [`rally::Prepared`], [`shoot::Prepared`]), an
+//! engagement's ([`engagement::Prepared`]), and the metric layout the engine gathers. The driver that plays it is [`super::trial`].
 //!
 //! Everything that does not depend on the dice is worked out once here or lazily on first use
 //! (behind `OnceLock`, which every worker thread shares and which always computes the same
@@ -8,9 +8,9 @@
 
 use super::geometry::Point;
 use super::metrics::{StepMetrics, UnitMetrics};
-use super::{rally, shoot};
+use super::{engagement, rally, shoot};
 use crate::engine::MetricName;
-use crate::scenario::{Scenario, Step};
+use crate::scenario::{Engagement, Scenario, Step};
 
 struct UnitPlan {
     rally: rally::Prepared,
@@ -32,6 +32,8 @@ pub struct Plan {
     pub(super) arms: Vec<Arm>,
     pub(super) metrics: Vec<MetricName>,
     pub(super) pairs: Vec<(usize, usize)>,
+    /// An engagement scenario's precomputation.
+    engagement: Option<engagement::Prepared>,
     /// When set, every step takes the general path: used by tests to check the fast path.
     force_general: bool,
 }
@@ -60,6 +62,12 @@ impl Plan {
                     name,
                 })
             };
+            if let Some(e) = &scenario.engagement {
+                engagement::metric_names(&scenario.units, e)
+                    .into_iter()
+                    .for_each(&mut name);
+                continue;
+            }
             for u in &scenario.units {
                 for m in UnitMetrics::NAMES {
                     name(format!("{}.{m}", u.id));
@@ -87,6 +95,10 @@ impl Plan {
             arms,
             metrics,
             pairs,
+            engagement: scenario
+                .engagement
+                .as_ref()
+                .map(|e| engagement::Prepared::new(&scenario.units, e)),
             force_general: false,
         }
     }
@@ -104,6 +116,14 @@ impl Plan {
 
     pub(crate) fn fast_paths(&self) -> bool {
         !self.force_general
+    }
+
+    /// The engagement an engagement scenario plays, with its precomputation.
+    pub(crate) fn engagement(&self) -> Option<(&Engagement, &engagement::Prepared)> {
+        self.scenario
+            .engagement
+            .as_ref()
+            .zip(self.engagement.as_ref())
     }
 
     /// What Rally precomputed for `unit`.

@@ -94,7 +94,7 @@ impl Prepared {
     }
 }
 
-/// The unit `target` names, when `shooter` can shoot it now.
+/// The unit `target` names or picks, when `shooter` can shoot it now.
 pub fn aim(
     plan: &Plan,
     world: &mut World,
@@ -104,7 +104,35 @@ pub fn aim(
     match target {
         Target::Unit(t) if target_legal(plan, world, shooter, t) => Ok(t),
         Target::Unit(_) => Err(Ineligible::NoLegalTarget),
+        Target::Nearest | Target::Weakest | Target::Strongest => {
+            pick(plan, world, shooter, target).ok_or(Ineligible::NoLegalTarget)
+        }
     }
+}
+
+/// The enemy unit a target rule picks among those `shooter` can shoot now: the nearest, or
+/// the one with the fewest (`Weakest`) or most (`Strongest`) models on the table, ties to
+/// the nearest, then to the first in file order.
+fn pick(plan: &Plan, world: &mut World, shooter: usize, rule: Target) -> Option<usize> {
+    let side = &plan.scenario().units[shooter].side;
+    let mut best: Option<(u32, f64, usize)> = None;
+    for (i, u) in plan.scenario().units.iter().enumerate() {
+        if &u.side == side || !target_legal(plan, world, shooter, i) {
+            continue;
+        }
+        let alive = world.units[i].alive;
+        let rank = match rule {
+            Target::Weakest => alive,
+            Target::Strongest => u32::MAX - alive,
+            Target::Nearest | Target::Unit(_) => 0,
+        };
+        let d = world.unit_distance(plan, shooter, i);
+        let better = best.is_none_or(|(r, b, _)| rank < r || (rank == r && d < b - EPS));
+        if better {
+            best = Some((rank, d, i));
+        }
+    }
+    best.map(|(_, _, i)| i)
 }
 
 /// Whether `target` can be shot by `shooter` now: it has models and is in range.

@@ -1,6 +1,7 @@
 //! The driver the engine runs: [`Trial`] for a compiled [`Plan`]. Each trial plays one
 //! choice's steps in order through [`commands::declare`] and writes each step's and each
-//! unit's metrics row.
+//! unit's metrics row; in an engagement scenario it plays the engagement instead
+//! ([`super::engagement::play`]).
 
 use super::commands::{self, Ineligible, Resolved};
 use super::metrics::{StepMetrics, UnitMetrics};
@@ -40,6 +41,11 @@ impl Trial for Plan {
         out: &mut [i64],
     ) {
         let arm = &self.arms[arm];
+        if let Some((engagement, prepared)) = self.engagement() {
+            let out = &mut out[arm.offset..];
+            super::engagement::play(self, engagement, prepared, world, draws, out);
+            return;
+        }
         world.reset(self, arm.first_round);
         let unit_end = arm.offset + self.scenario().units.len() * UnitMetrics::LEN;
         let step_out = &mut out[unit_end..];
@@ -49,7 +55,7 @@ impl Trial for Plan {
             .zip(step_out.chunks_exact_mut(StepMetrics::LEN))
         {
             world.start_round(step.round);
-            step_metrics(commands::declare(self, world, step, draws)).write(slot);
+            step_metrics(commands::declare(self, world, step.unit, step.order, draws)).write(slot);
         }
         let unit_out = &mut out[arm.offset..unit_end];
         for (unit, slot) in world
@@ -75,7 +81,7 @@ fn step_metrics(declared: Result<Resolved, Ineligible>) -> StepMetrics {
     }
 }
 
-fn unit_metrics(u: &UnitState) -> UnitMetrics {
+pub(super) fn unit_metrics(u: &UnitState) -> UnitMetrics {
     UnitMetrics {
         alive: i64::from(u.alive),
         restored: i64::from(u.restored),

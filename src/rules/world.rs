@@ -82,6 +82,8 @@ pub struct World {
     pub(crate) enemies: Vec<Base>,
     pub(crate) anchors: Vec<Point>,
     pub(crate) placed: Vec<Point>,
+    /// An engagement's round: per side, the next of its units to consider activating.
+    pub(crate) cursors: Vec<usize>,
 }
 
 impl World {
@@ -111,6 +113,7 @@ impl World {
             enemies: Vec::new(),
             anchors: Vec::new(),
             placed: Vec::new(),
+            cursors: Vec::new(),
         }
     }
 

@@ -63,6 +63,23 @@ const UNIT: &[Key] = &[
     ("move", Value),
     ("formation", Table(FORMATION)),
     ("models", Value),
+    ("orders", ByIndex(ORDER)),
+];
+
+const ORDER: &[Key] = &[
+    ("when", Value),
+    ("command", Value),
+    ("target", Value),
+    ("toward", Value),
+];
+
+/// `objective` maps side names, which the file chooses, to metric names: validation checks
+/// them.
+const ENGAGEMENT: &[Key] = &[
+    ("rounds", Value),
+    ("first", Value),
+    ("until", Value),
+    ("objective", Value),
 ];
 
 const STEP: &[Key] = &[
@@ -85,6 +102,7 @@ const FILE: &[Key] = &[
     ("unit", ById(UNIT, None)),
     ("step", ById(STEP, Some("step"))),
     ("choice", ById(CHOICE, None)),
+    ("engagement", Table(ENGAGEMENT)),
     ("sweep", Any),
     ("cards", Table(crate::cards::SECTION_KEYS)),
 ];

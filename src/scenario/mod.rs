@@ -5,6 +5,7 @@
 //! points are applied to the TOML value tree before validation, so an override is checked
 //! exactly like a key written in the file.
 
+mod engagement;
 mod error;
 mod keys;
 mod overrides;
@@ -99,6 +100,18 @@ pub enum Command {
 }
 
 impl Command {
+    /// Every command a unit may be ordered to take, in the order their metrics are listed.
+    pub const ALL: [Command; 3] = [Command::Rally, Command::Shoot, Command::Run];
+
+    /// The command's place in [`Command::ALL`].
+    pub const fn index(self) -> usize {
+        match self {
+            Command::Rally => 0,
+            Command::Shoot => 1,
+            Command::Run => 2,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Command::Rally => "rally",
@@ -108,11 +121,19 @@ impl Command {
     }
 }
 
-/// The unit a Shoot aims at.
+/// The unit a Shoot aims at. All but `Unit` are rules for picking one, applied at
+/// declaration among the enemy units that can be shot then (ties: the nearest, then file
+/// order); Call of the Masters' use 2 keeps the unit use 1 picked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
     /// An enemy unit, by index into [`Scenario::units`].
     Unit(usize),
+    /// The one with the smallest model-to-model distance.
+    Nearest,
+    /// The one with the fewest models on the table.
+    Weakest,
+    /// The one with the most models on the table.
+    Strongest,
 }
 
 /// Where a Run goes.
@@ -160,6 +181,54 @@ pub struct Choice {
     pub steps: Vec<Step>,
 }
 
+/// Which side activates first in a round of an engagement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum First {
+    /// Always this side, by index into [`Engagement::sides`].
+    Side(usize),
+    /// Side `(round - 1) mod sides` (the first unit's side in round 1): with two sides they
+    /// swap every round.
+    Alternate,
+    /// One uniform draw among the sides each round.
+    Random,
+}
+
+/// When an engagement ends (besides after its last round).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Until {
+    /// As soon as at most one side has models on the table.
+    Destroyed,
+    /// Only after every round.
+    Rounds,
+}
+
+/// One entry of a unit's `orders`: taken when its condition holds (always without one) and its
+/// command can be declared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GivenOrder {
+    pub when: Option<crate::rules::condition::Condition>,
+    pub order: Order,
+}
+
+/// An `[engagement]`: rounds in which the sides take turns activating their units, each unit
+/// taking the first of its orders that applies.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Engagement {
+    /// At most this many rounds.
+    pub rounds: u32,
+    pub first: First,
+    pub until: Until,
+    /// Every side, in order of first appearance among the units: the order sides take turns.
+    pub sides: Vec<String>,
+    /// Per unit (as in [`Scenario::units`]): its side, by index into `sides`.
+    pub side_of: Vec<usize>,
+    /// Per side (as in `sides`): the metric its best orders maximise. Stored for a later
+    /// feature; nothing plays it yet.
+    pub objective: Vec<String>,
+    /// Per unit (as in [`Scenario::units`]): its orders, in the order they are tried.
+    pub orders: Vec<Vec<GivenOrder>>,
+}
+
 /// A validated scenario: one point of its sweep grid, with every override applied.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
@@ -172,6 +241,9 @@ pub struct Scenario {
     pub choices: Vec<Choice>,
     /// The card game, for `[cards]` scenarios (which have no units or steps).
     pub cards: Option<crate::cards::CardGame>,
+    /// The engagement, for `[engagement]` scenarios, which have one choice with no steps:
+    /// every trial plays the engagement instead.
+    pub engagement: Option<Engagement>,
 }
 
 /// One point of a sweep grid: its parameter values (as written) and the scenario there.
@@ -368,6 +440,77 @@ mod tests {
         assert!(parse_count("-3").is_err());
         assert!(parse_count("lots").is_err());
         assert!(parse_count("").is_err());
+    }
+
+    #[test]
+    fn every_command_has_its_place_in_all() {
+        for (i, c) in Command::ALL.into_iter().enumerate() {
+            assert_eq!(c.index(), i, "{}", c.name());
+        }
+    }
+
+    #[test]
+    fn an_engagement_gets_its_defaults_sides_and_orders() {
+        let text = r#"
+[scenario]
+name = "e"
+[engagement]
+[[unit]]
+id = "a"
+side = "red"
+size = 2
+resolve = "d6>=4"
+weapon = { attacks = 1, hit = "d6>=4", range = 24.0 }
+models = [[10.0, 10.0], [11.0, 10.0]]
+orders = [
+  { when = "missing >= 1", command = "rally" },
+  { command = "shoot", target = "weakest" },
+  { command = "shoot", target = "b" },
+]
+[[unit]]
+id = "b"
+side = "blue"
+size = 1
+resolve = "d6>=4"
+models = [[20.0, 10.0]]
+[[unit]]
+id = "c"
+side = "red"
+size = 1
+resolve = "d6>=4"
+models = [[30.0, 10.0]]
+"#;
+        let set = parse(text, "e.toml", &[]).unwrap();
+        let s = &set.variants[0].scenario;
+        let e = s.engagement.as_ref().unwrap();
+        assert_eq!(
+            (e.rounds, e.first, e.until),
+            (6, First::Side(0), Until::Destroyed)
+        );
+        assert_eq!(e.sides, ["red", "blue"]);
+        assert_eq!(e.side_of, [0, 1, 0]);
+        assert_eq!(e.objective, ["red.won", "blue.won"]);
+        let orders: Vec<Order> = e.orders[0].iter().map(|o| o.order).collect();
+        assert_eq!(
+            orders,
+            [
+                Order::Rally,
+                Order::Shoot {
+                    target: Target::Weakest
+                },
+                Order::Shoot {
+                    target: Target::Unit(1)
+                },
+            ]
+        );
+        assert_eq!(
+            e.orders[0][0].when.as_ref().map(|w| w.to_string()),
+            Some("missing >= 1".to_string())
+        );
+        assert!(e.orders[0][1].when.is_none() && e.orders[1].is_empty());
+        // One choice, with no steps: the engagement plays in it.
+        assert_eq!(s.choices.len(), 1);
+        assert!(s.choices[0].id.is_empty() && s.choices[0].steps.is_empty());
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub struct RawFile {
     pub step: Vec<RawStep>,
     #[serde(default)]
     pub choice: Vec<RawChoice>,
+    pub engagement: Option<RawEngagement>,
     /// Key path -> values; read as a table so its keys keep file order.
     pub sweep: Option<toml::Table>,
     /// The card game's section; its own structs live with the card rules.
@@ -126,6 +127,9 @@ pub struct RawUnit {
     pub move_distance: Option<f64>,
     pub formation: Option<RawFormation>,
     pub models: Option<Vec<Vec<f64>>>,
+    /// In an `[engagement]`: what the unit does when activated, tried in order.
+    #[serde(default)]
+    pub orders: Vec<RawOrder>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -164,4 +168,23 @@ pub struct RawStep {
 pub struct RawChoice {
     pub id: String,
     pub steps: Vec<RawStep>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEngagement {
+    pub rounds: Option<i64>,
+    pub first: Option<String>,
+    pub until: Option<String>,
+    /// Side -> metric name; read as a table so its keys keep file order.
+    pub objective: Option<toml::Table>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOrder {
+    pub when: Option<String>,
+    pub command: String,
+    pub target: Option<String>,
+    pub toward: Option<Vec<f64>>,
 }

@@ -67,7 +67,14 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
         units.push(unit);
     }
     no_overlaps(ctx, &units)?;
-    let choices = if cards.is_some() {
+    let engagement = super::engagement::engagement(ctx, &raw, &units)?;
+    let choices = if engagement.is_some() {
+        // The engagement plays in the one arm; per-choice settings are for later.
+        vec![Choice {
+            id: String::new(),
+            steps: Vec::new(),
+        }]
+    } else if cards.is_some() {
         if !raw.step.is_empty() || !raw.choice.is_empty() {
             return Err(ctx.invalid(
                 "cards",
@@ -79,8 +86,9 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
         if raw.step.is_empty() {
             return Err(ctx.invalid(
                 "step",
-                "the scenario has no [[step]] and no [[choice]]; add at least one step \
-                 such as { unit = \"<unit id>\", command = \"rally\" }",
+                "the scenario has no [[step]], no [[choice]] and no [engagement]; add at least \
+                 one step such as { unit = \"<unit id>\", command = \"rally\" }, or an \
+                 [engagement] with orders on the units",
             ));
         }
         vec![Choice {
@@ -125,6 +133,7 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
         units,
         choices,
         cards,
+        engagement,
     })
 }
 
@@ -215,7 +224,7 @@ fn dice(ctx: &Context, key: &str, text: &str) -> Result<DiceTest> {
     })
 }
 
-fn count(ctx: &Context, key: &str, v: i64, min: i64, max: i64) -> Result<u32> {
+pub(super) fn count(ctx: &Context, key: &str, v: i64, min: i64, max: i64) -> Result<u32> {
     if (min..=max).contains(&v) {
         Ok(v as u32)
     } else {
@@ -473,7 +482,12 @@ fn no_overlaps(ctx: &Context, units: &[Unit]) -> Result<()> {
     Ok(())
 }
 
-fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Result<Vec<Step>> {
+pub(super) fn steps(
+    ctx: &Context,
+    list_key: &str,
+    raw: &[RawStep],
+    units: &[Unit],
+) -> Result<Vec<Step>> {
     let mut steps: Vec<Step> = Vec::with_capacity(raw.len());
     let mut round = 1;
     for (i, s) in raw.iter().enumerate() {
@@ -498,105 +512,18 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
         let Some(unit) = units.iter().position(|u| u.id == s.unit) else {
             return Err(ctx.invalid(key("unit"), unknown_id("unit", &s.unit, &unit_ids())));
         };
-        let command = match s.command.as_str() {
-            "rally" => Command::Rally,
-            "shoot" => Command::Shoot,
-            "run" => Command::Run,
-            "defend" | "covering_fire" => {
-                return Err(ctx.invalid(
-                    key("command"),
-                    format!(
-                        "{} is a responding command, declared in an enemy command's window; set the unit's `response` key instead. Steps take: rally, shoot, run",
-                        quoted(&s.command)
-                    ),
-                ))
-            }
-            other => {
-                return Err(ctx.invalid(
-                    key("command"),
-                    unknown_value("command", other, &["rally", "shoot", "run"]),
-                ))
-            }
-        };
-        let mut order = match (&s.target, command) {
-            (None, Command::Shoot) => {
-                return Err(ctx.invalid(key("target"), "shoot needs a target = \"<enemy unit id>\""))
-            }
-            (Some(t), Command::Shoot) => {
-                let Some(ti) = units.iter().position(|u| &u.id == t) else {
-                    return Err(ctx.invalid(key("target"), unknown_id("unit", t, &unit_ids())));
-                };
-                if units[ti].side == units[unit].side {
-                    return Err(ctx.invalid(
-                        key("target"),
-                        format!(
-                            "{} is on {}'s own side {}; a target must be an enemy unit",
-                            quoted(t),
-                            s.unit,
-                            quoted(&units[unit].side)
-                        ),
-                    ));
-                }
-                Order::Shoot {
-                    target: Target::Unit(ti),
-                }
-            }
-            (Some(t), other) => {
-                return Err(ctx.invalid(
-                    key("target"),
-                    format!(
-                        "{}: {} takes no target; remove the key",
-                        quoted(t),
-                        other.name()
-                    ),
-                ))
-            }
-            (None, Command::Rally) => Order::Rally,
-            (None, Command::Run) => Order::Run {
-                toward: Heading::AwayFromNearestEnemy,
+        let order = order(
+            ctx,
+            &key,
+            OrderKeys {
+                unit,
+                command: &s.command,
+                target: s.target.as_deref(),
+                toward: s.toward.as_deref(),
             },
-        };
-        if command == Command::Shoot && units[unit].weapon.is_none() {
-            return Err(ctx.invalid(
-                key("command"),
-                format!(
-                    "\"shoot\" needs a weapon but unit \"{}\" has none; add weapon = {{ attacks, hit, damage, range }}",
-                    s.unit
-                ),
-            ));
-        }
-        if command == Command::Run && units[unit].move_distance.is_none() {
-            return Err(ctx.invalid(
-                key("command"),
-                format!(
-                    "\"run\" needs a move distance but unit \"{}\" has none; add move = <inches>",
-                    s.unit
-                ),
-            ));
-        }
-        match (&s.toward, &mut order) {
-            (None, _) => {}
-            (Some(xy), Order::Run { toward }) => match xy.as_slice() {
-                [x, y] if x.is_finite() && y.is_finite() => {
-                    *toward = Heading::Point(Point::new(*x, *y))
-                }
-                _ => {
-                    return Err(ctx.invalid(
-                        key("toward"),
-                        format!(
-                            "{} must be a pair of numbers [x, y]",
-                            clip(&format!("{xy:?}"))
-                        ),
-                    ))
-                }
-            },
-            (Some(_), other) => {
-                return Err(ctx.invalid(
-                    key("toward"),
-                    format!("{} has no `toward`; only run does", other.command().name()),
-                ))
-            }
-        }
+            units,
+            "Steps",
+        )?;
         let step_round = match s.round {
             None => round,
             Some(r) if r >= round as i64 && r <= 1_000_000 => r as u32,
@@ -618,4 +545,173 @@ fn steps(ctx: &Context, list_key: &str, raw: &[RawStep], units: &[Unit]) -> Resu
         });
     }
     Ok(steps)
+}
+
+/// What the keys of a step or an order say, before checking.
+pub(super) struct OrderKeys<'r> {
+    /// The acting unit, by index.
+    pub unit: usize,
+    pub command: &'r str,
+    pub target: Option<&'r str>,
+    pub toward: Option<&'r [f64]>,
+}
+
+/// `what` of [`order`] for a unit's `orders`, which may also aim by a rule.
+pub(super) const ORDERS: &str = "Orders";
+
+/// The target rules an order may name instead of a unit.
+const TARGET_RULES: [(&str, Target); 3] = [
+    ("nearest", Target::Nearest),
+    ("weakest", Target::Weakest),
+    ("strongest", Target::Strongest),
+];
+
+fn target_rule(text: &str) -> Option<Target> {
+    TARGET_RULES
+        .iter()
+        .find(|(n, _)| *n == text)
+        .map(|&(_, t)| t)
+}
+
+/// Builds the order that a step's or an order's keys give (`key` names them in messages;
+/// `what`, "Steps" or [`ORDERS`], names the list in messages, and orders may aim by a rule).
+pub(super) fn order(
+    ctx: &Context,
+    key: &dyn Fn(&str) -> String,
+    raw: OrderKeys<'_>,
+    units: &[Unit],
+    what: &str,
+) -> Result<Order> {
+    let command = match raw.command {
+        "rally" => Command::Rally,
+        "shoot" => Command::Shoot,
+        "run" => Command::Run,
+        "defend" | "covering_fire" => {
+            return Err(ctx.invalid(
+                key("command"),
+                format!(
+                    "{} is a responding command, declared in an enemy command's window; set the unit's `response` key instead. {what} take: rally, shoot, run",
+                    quoted(raw.command)
+                ),
+            ))
+        }
+        other => {
+            return Err(ctx.invalid(
+                key("command"),
+                unknown_value("command", other, &["rally", "shoot", "run"]),
+            ))
+        }
+    };
+    let unit = raw.unit;
+    let unit_ids = || units.iter().map(|u| u.id.as_str()).collect::<Vec<_>>();
+    let rule = raw.target.filter(|_| what == ORDERS).and_then(target_rule);
+    let mut order = match (raw.target, command, rule) {
+        (None, Command::Shoot, _) if what == ORDERS => {
+            return Err(ctx.invalid(
+                key("target"),
+                "shoot needs a target: \"nearest\", \"weakest\", \"strongest\" or an enemy unit id",
+            ))
+        }
+        (None, Command::Shoot, _) => {
+            return Err(ctx.invalid(key("target"), "shoot needs a target = \"<enemy unit id>\""))
+        }
+        (Some(t), Command::Shoot, Some(rule)) => {
+            if units.iter().any(|u| u.id == t) {
+                return Err(ctx.invalid(
+                    key("target"),
+                    format!(
+                        "{} is both a target rule and a unit id; rename the unit to aim at it",
+                        quoted(t)
+                    ),
+                ));
+            }
+            Order::Shoot { target: rule }
+        }
+        (Some(t), Command::Shoot, None) => {
+            let Some(ti) = units.iter().position(|u| u.id == t) else {
+                if what != ORDERS {
+                    return Err(ctx.invalid(key("target"), unknown_id("unit", t, &unit_ids())));
+                }
+                let mut known = unit_ids();
+                known.extend(TARGET_RULES.iter().map(|(n, _)| *n));
+                return Err(ctx.invalid(
+                    key("target"),
+                    format!(
+                        "{} (a target is an enemy unit id or one of the rules \"nearest\", \"weakest\", \"strongest\")",
+                        unknown_id("target", t, &known)
+                    ),
+                ));
+            };
+            if units[ti].side == units[unit].side {
+                return Err(ctx.invalid(
+                    key("target"),
+                    format!(
+                        "{} is on {}'s own side {}; a target must be an enemy unit",
+                        quoted(t),
+                        units[unit].id,
+                        quoted(&units[unit].side)
+                    ),
+                ));
+            }
+            Order::Shoot {
+                target: Target::Unit(ti),
+            }
+        }
+        (Some(t), other, _) => {
+            return Err(ctx.invalid(
+                key("target"),
+                format!(
+                    "{}: {} takes no target; remove the key",
+                    quoted(t),
+                    other.name()
+                ),
+            ))
+        }
+        (None, Command::Rally, _) => Order::Rally,
+        (None, Command::Run, _) => Order::Run {
+            toward: Heading::AwayFromNearestEnemy,
+        },
+    };
+    if command == Command::Shoot && units[unit].weapon.is_none() {
+        return Err(ctx.invalid(
+            key("command"),
+            format!(
+                "\"shoot\" needs a weapon but unit \"{}\" has none; add weapon = {{ attacks, hit, damage, range }}",
+                units[unit].id
+            ),
+        ));
+    }
+    if command == Command::Run && units[unit].move_distance.is_none() {
+        return Err(ctx.invalid(
+            key("command"),
+            format!(
+                "\"run\" needs a move distance but unit \"{}\" has none; add move = <inches>",
+                units[unit].id
+            ),
+        ));
+    }
+    match (raw.toward, &mut order) {
+        (None, _) => {}
+        (Some(xy), Order::Run { toward }) => match xy {
+            [x, y] if x.is_finite() && y.is_finite() => {
+                *toward = Heading::Point(Point::new(*x, *y))
+            }
+            _ => {
+                return Err(ctx.invalid(
+                    key("toward"),
+                    format!(
+                        "{} must be a pair of numbers [x, y]",
+                        clip(&format!("{xy:?}"))
+                    ),
+                ))
+            }
+        },
+        (Some(_), other) => {
+            return Err(ctx.invalid(
+                key("toward"),
+                format!("{} has no `toward`; only run does", other.command().name()),
+            ))
+        }
+    }
+    Ok(order)
 }

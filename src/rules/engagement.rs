@@ -1,0 +1,279 @@
+//! Engagements: rounds in which the sides take turns activating one unit each, every unit
+//! taking the first of its orders whose condition holds and whose command can be declared.
+//!
+//! [`Prepared`] is what the plan works out once: each side's units and where each metric of
+//! the arm goes; [`play`] plays one engagement into them. A condition is answered by
+//! [`Activation`], the [`Situation`] of the activated unit in the trial's [`World`]. Orders
+//! are declared through [`commands::declare`], exactly as steps are, so tokens, restrictions,
+//! response windows and Call of the Masters behave the same.
+
+use super::commands;
+use super::condition::Situation;
+use super::geometry::within;
+use super::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
+use super::plan::Plan;
+use super::shoot;
+use super::world::World;
+use crate::engine::Draws;
+use crate::scenario::{Command, Engagement, First, Unit, Until};
+
+/// The metrics of an engagement arm, in the order a trial writes them: each unit's row, each
+/// side's row (`<side>.won`), `engagement.rounds`, then per unit `<unit>.declared.<command>`
+/// for each command some order of the unit names.
+pub fn metric_names(units: &[Unit], engagement: &Engagement) -> Vec<String> {
+    let mut names = Vec::new();
+    for u in units {
+        for m in UnitMetrics::NAMES {
+            names.push(format!("{}.{m}", u.id));
+        }
+    }
+    for side in &engagement.sides {
+        for m in SideMetrics::NAMES {
+            names.push(format!("{side}.{m}"));
+        }
+    }
+    for m in EngagementMetrics::NAMES {
+        names.push(format!("engagement.{m}"));
+    }
+    for (u, commands) in units.iter().zip(declared_commands(engagement)) {
+        for c in commands {
+            names.push(format!("{}.declared.{}", u.id, c.name()));
+        }
+    }
+    names
+}
+
+/// Per unit, the commands its orders name, in [`Command::ALL`] order.
+fn declared_commands(engagement: &Engagement) -> Vec<Vec<Command>> {
+    engagement
+        .orders
+        .iter()
+        .map(|orders| {
+            Command::ALL
+                .into_iter()
+                .filter(|c| orders.iter().any(|o| o.order.command() == *c))
+                .collect()
+        })
+        .collect()
+}
+
+/// An engagement's precomputation.
+pub struct Prepared {
+    /// Per side, its units in file order: the order it activates them.
+    side_units: Vec<Vec<usize>>,
+    /// Per unit and [`Command::index`], the slot (from the arm's first metric) counting its
+    /// declarations, for the commands that have one.
+    declared: Vec<[Option<usize>; 3]>,
+    /// Slot of the first side's row, and of the engagement's row.
+    sides_at: usize,
+    engagement_at: usize,
+    /// How many metrics the arm has.
+    len: usize,
+}
+
+impl Prepared {
+    pub fn new(units: &[Unit], engagement: &Engagement) -> Prepared {
+        let mut side_units = vec![Vec::new(); engagement.sides.len()];
+        for (u, &s) in engagement.side_of.iter().enumerate() {
+            side_units[s].push(u);
+        }
+        let sides_at = units.len() * UnitMetrics::LEN;
+        let engagement_at = sides_at + engagement.sides.len() * SideMetrics::LEN;
+        let mut slot = engagement_at + EngagementMetrics::LEN;
+        let declared = declared_commands(engagement)
+            .into_iter()
+            .map(|commands| {
+                let mut slots = [None; 3];
+                for c in commands {
+                    slots[c.index()] = Some(slot);
+                    slot += 1;
+                }
+                slots
+            })
+            .collect();
+        Prepared {
+            side_units,
+            declared,
+            sides_at,
+            engagement_at,
+            len: slot,
+        }
+    }
+}
+
+/// Plays one engagement from the starting state, writing the arm's metrics into the start of
+/// `out` (laid out as [`metric_names`] lists them).
+pub fn play<'p, D: Draws<'p>>(
+    plan: &'p Plan,
+    engagement: &'p Engagement,
+    prepared: &Prepared,
+    world: &mut World,
+    draws: &mut D,
+    out: &mut [i64],
+) {
+    let out = &mut out[..prepared.len];
+    world.reset(plan, 1);
+    out.fill(0);
+    let sides = engagement.sides.len();
+    let ends = |world: &World| {
+        engagement.until == Until::Destroyed && sides_on_table(engagement, world) <= 1
+    };
+    let mut rounds = 0;
+    'rounds: for round in 1..=engagement.rounds {
+        if ends(world) {
+            break;
+        }
+        world.start_round(round);
+        rounds = round;
+        let mut turn = match engagement.first {
+            First::Side(s) => s,
+            First::Alternate => (round as usize - 1) % sides,
+            // A draw only when there is a choice.
+            First::Random if sides > 1 => draws.uniform(sides as u32) as usize,
+            First::Random => 0,
+        };
+        world.cursors.clear();
+        world.cursors.resize(sides, 0);
+        // Sides in a row with no unit left to activate; the round ends when all are.
+        let mut idle = 0;
+        while idle < sides {
+            let units = &prepared.side_units[turn];
+            let mut next = world.cursors[turn];
+            while next < units.len() && world.units[units[next]].alive == 0 {
+                next += 1;
+            }
+            if next < units.len() {
+                world.cursors[turn] = next + 1;
+                activate(plan, engagement, prepared, world, units[next], draws, out);
+                idle = 0;
+                if ends(world) {
+                    break 'rounds;
+                }
+            } else {
+                world.cursors[turn] = next;
+                idle += 1;
+            }
+            turn = (turn + 1) % sides;
+        }
+    }
+    let units = &plan.scenario().units;
+    for (state, slot) in world
+        .units
+        .iter()
+        .zip(out[..prepared.sides_at].chunks_exact_mut(UnitMetrics::LEN))
+    {
+        super::trial::unit_metrics(state).write(slot);
+    }
+    let on_table =
+        |s: usize| (0..units.len()).any(|u| engagement.side_of[u] == s && world.units[u].alive > 0);
+    let winner = (sides_on_table(engagement, world) == 1)
+        .then(|| (0..sides).find(|&s| on_table(s)))
+        .flatten();
+    for (s, slot) in out[prepared.sides_at..prepared.engagement_at]
+        .chunks_exact_mut(SideMetrics::LEN)
+        .enumerate()
+    {
+        SideMetrics {
+            won: i64::from(winner == Some(s)),
+        }
+        .write(slot);
+    }
+    EngagementMetrics {
+        rounds: i64::from(rounds),
+    }
+    .write(&mut out[prepared.engagement_at..prepared.engagement_at + EngagementMetrics::LEN]);
+}
+
+/// How many sides have a model on the table.
+fn sides_on_table(engagement: &Engagement, world: &World) -> usize {
+    (0..engagement.sides.len())
+        .filter(|&s| {
+            engagement
+                .side_of
+                .iter()
+                .zip(&world.units)
+                .any(|(&side, u)| side == s && u.alive > 0)
+        })
+        .count()
+}
+
+/// One activation of `unit`: the first of its orders whose condition holds and which can be
+/// declared is declared; with none, the unit does nothing.
+fn activate<'p, D: Draws<'p>>(
+    plan: &'p Plan,
+    engagement: &'p Engagement,
+    prepared: &Prepared,
+    world: &mut World,
+    unit: usize,
+    draws: &mut D,
+    out: &mut [i64],
+) {
+    for given in &engagement.orders[unit] {
+        if let Some(when) = &given.when {
+            let mut situation = Activation { plan, world, unit };
+            if !when.holds(&mut situation) {
+                continue;
+            }
+        }
+        if commands::declare(plan, world, unit, given.order, draws).is_ok() {
+            if let Some(slot) = prepared.declared[unit][given.order.command().index()] {
+                out[slot] += 1;
+            }
+            return;
+        }
+    }
+}
+
+/// What a condition sees: the activated unit in the trial's world.
+pub struct Activation<'a> {
+    pub plan: &'a Plan,
+    pub world: &'a mut World,
+    pub unit: usize,
+}
+
+impl Situation for Activation<'_> {
+    fn alive(&mut self) -> u32 {
+        self.world.units[self.unit].alive
+    }
+
+    fn size(&mut self) -> u32 {
+        self.plan.scenario().units[self.unit].size
+    }
+
+    fn round(&mut self) -> u32 {
+        self.world.round
+    }
+
+    fn damaged(&mut self) -> u32 {
+        if self.world.pristine() {
+            return 0;
+        }
+        let full = self.plan.scenario().units[self.unit].hp;
+        self.world.models(self.plan)[self.unit]
+            .iter()
+            .find(|m| m.hp < full)
+            .map_or(0, |m| full - m.hp)
+    }
+
+    fn enemy_within(&mut self, inches: f64) -> bool {
+        let units = &self.plan.scenario().units;
+        let me = &units[self.unit];
+        let models = self.world.models(self.plan);
+        units.iter().enumerate().any(|(v, other)| {
+            other.side != me.side
+                && models[v].iter().any(|e| {
+                    models[self.unit]
+                        .iter()
+                        .any(|m| within(m.centre, me.radius(), e.centre, other.radius(), inches))
+                })
+        })
+    }
+
+    fn in_range(&mut self) -> bool {
+        let units = &self.plan.scenario().units;
+        (0..units.len()).any(|v| {
+            units[v].side != units[self.unit].side
+                && shoot::target_legal(self.plan, self.world, self.unit, v)
+        })
+    }
+}

@@ -1,0 +1,214 @@
+//! The checks of an `[engagement]` and of the units' `orders`, turning them into an
+//! [`Engagement`].
+
+use super::error::Context;
+use super::raw::{RawFile, RawOrder};
+use super::validate::{order, OrderKeys, ORDERS};
+use super::{Engagement, First, GivenOrder, ScenarioError, Unit, Until};
+use crate::config::suggest::{hint, quoted, quoted_list, unknown_id, unknown_value};
+use crate::rules::condition::Condition;
+
+type Result<T> = std::result::Result<T, ScenarioError>;
+
+const DEFAULT_ROUNDS: i64 = 6;
+/// Far beyond any game, small enough that a trial always ends quickly.
+const MAX_ROUNDS: i64 = 1000;
+
+/// The engagement of a file, if it has one; `units` are the validated units.
+pub(super) fn engagement(
+    ctx: &Context,
+    raw: &RawFile,
+    units: &[Unit],
+) -> Result<Option<Engagement>> {
+    let Some(e) = &raw.engagement else {
+        if let Some(u) = raw.unit.iter().find(|u| !u.orders.is_empty()) {
+            return Err(ctx.invalid(
+                format!("unit.{}.orders", u.id),
+                "orders are played only in an [engagement]; add an [engagement] section, or \
+                 give the unit [[step]]s instead",
+            ));
+        }
+        return Ok(None);
+    };
+    if !raw.step.is_empty() {
+        return Err(ctx.invalid(
+            "engagement",
+            "a file has [[step]]s or an [engagement], never both: steps play a fixed script, \
+             an engagement lets each unit's `orders` decide; remove one of them",
+        ));
+    }
+    if !raw.choice.is_empty() {
+        return Err(ctx.invalid(
+            "choice",
+            "[[choice]] is not supported in an [engagement] yet (choices that change settings \
+             per arm are planned); compare engagements with [sweep] or separate files",
+        ));
+    }
+    if raw.cards.is_some() {
+        return Err(ctx.invalid(
+            "engagement",
+            "a card-game scenario has no [engagement]; remove one of [cards] and [engagement]",
+        ));
+    }
+    if units.is_empty() {
+        return Err(ctx.invalid(
+            "engagement",
+            "an engagement needs at least one [[unit]] (with orders, for anything to happen)",
+        ));
+    }
+    let mut sides: Vec<String> = Vec::new();
+    let side_of: Vec<usize> = units
+        .iter()
+        .map(|u| match sides.iter().position(|s| *s == u.side) {
+            Some(i) => i,
+            None => {
+                sides.push(u.side.clone());
+                sides.len() - 1
+            }
+        })
+        .collect();
+    let side_names: Vec<&str> = sides.iter().map(String::as_str).collect();
+    let rounds = match e.rounds {
+        None => DEFAULT_ROUNDS as u32,
+        Some(r) => super::validate::count(ctx, "engagement.rounds", r, 1, MAX_ROUNDS)?,
+    };
+    if let Some(keyword) = e
+        .first
+        .as_deref()
+        .filter(|f| ["alternate", "random"].contains(f) && side_names.contains(f))
+    {
+        return Err(ctx.invalid(
+            "engagement.first",
+            format!(
+                "{} is both a way of choosing the first side and the name of a side; rename the side",
+                quoted(keyword)
+            ),
+        ));
+    }
+    let first = match e.first.as_deref() {
+        None => First::Side(side_of[0]),
+        Some("alternate") => First::Alternate,
+        Some("random") => First::Random,
+        Some(side) => match sides.iter().position(|s| s == side) {
+            Some(i) => First::Side(i),
+            None => {
+                let mut known = vec!["alternate", "random"];
+                known.extend(&side_names);
+                return Err(ctx.invalid(
+                    "engagement.first",
+                    format!(
+                        "{}{} is not a side of any unit; allowed: \"alternate\", \"random\" or a side: {}",
+                        quoted(side),
+                        hint(side, &known),
+                        quoted_list(&side_names)
+                    ),
+                ));
+            }
+        },
+    };
+    let until = match e.until.as_deref().unwrap_or("destroyed") {
+        "destroyed" => Until::Destroyed,
+        "rounds" => Until::Rounds,
+        other => {
+            return Err(ctx.invalid(
+                "engagement.until",
+                unknown_value("ending", other, &["destroyed", "rounds"]),
+            ))
+        }
+    };
+    let mut orders = Vec::with_capacity(units.len());
+    for (i, u) in raw.unit.iter().enumerate() {
+        orders.push(unit_orders(ctx, i, &u.orders, units)?);
+    }
+    let mut engagement = Engagement {
+        rounds,
+        first,
+        until,
+        sides,
+        side_of,
+        objective: Vec::new(),
+        orders,
+    };
+    engagement.objective = objective(ctx, raw, units, &engagement)?;
+    Ok(Some(engagement))
+}
+
+fn unit_orders(
+    ctx: &Context,
+    unit: usize,
+    raw: &[RawOrder],
+    units: &[Unit],
+) -> Result<Vec<GivenOrder>> {
+    raw.iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let key = |k: &str| format!("unit.{}.orders[{i}].{k}", units[unit].id);
+            let when = o
+                .when
+                .as_deref()
+                .map(|text| {
+                    Condition::parse(text).map_err(|e| ctx.invalid(key("when"), e.to_string()))
+                })
+                .transpose()?;
+            let order = order(
+                ctx,
+                &key,
+                OrderKeys {
+                    unit,
+                    command: &o.command,
+                    target: o.target.as_deref(),
+                    toward: o.toward.as_deref(),
+                },
+                units,
+                ORDERS,
+            )?;
+            Ok(GivenOrder { when, order })
+        })
+        .collect()
+}
+
+/// Per side, the metric its best orders maximise: `<side>.won` unless `objective` says.
+fn objective(
+    ctx: &Context,
+    raw: &RawFile,
+    units: &[Unit],
+    engagement: &Engagement,
+) -> Result<Vec<String>> {
+    let mut objective: Vec<String> = engagement
+        .sides
+        .iter()
+        .map(|s| format!("{s}.won"))
+        .collect();
+    let Some(table) = raw.engagement.as_ref().and_then(|e| e.objective.as_ref()) else {
+        return Ok(objective);
+    };
+    let sides: Vec<&str> = engagement.sides.iter().map(String::as_str).collect();
+    let metrics = crate::rules::engagement::metric_names(units, engagement);
+    let known: Vec<&str> = metrics.iter().map(String::as_str).collect();
+    for (side, value) in table {
+        let key = format!("engagement.objective.{side}");
+        let Some(i) = sides.iter().position(|s| s == side) else {
+            return Err(ctx.invalid(key, unknown_id("side", side, &sides)));
+        };
+        let Some(metric) = value.as_str() else {
+            return Err(ctx.invalid(
+                key,
+                format!(
+                    "{} must be a metric name in quotes, such as \"{side}.won\"",
+                    crate::config::shown(value)
+                ),
+            ));
+        };
+        if !known.contains(&metric) {
+            return Err(ctx.invalid(
+                key,
+                format!(
+                    "{}; it must be a metric this scenario produces",
+                    unknown_id("metric", metric, &known)
+                ),
+            ));
+        }
+        objective[i] = metric.to_string();
+    }
+    Ok(objective)
+}
