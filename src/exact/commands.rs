@@ -5,7 +5,9 @@
 //! counts instead of models: eligibility, the response window (Defend, Covering Fire, random
 //! answers), Rally from the starting layout (doubled by Call of the Masters), Shoot with
 //! per-model HP, damage and spill, use 2 fizzling or retargeting, and token and restrictions
-//! applied once. Dice enter only as binomial pmfs of exact per-test probabilities.
+//! applied once. Dice enter only as binomial pmfs of exact per-test probabilities, and as
+//! the pmfs of rolled attacks and damage (`Amount::probabilities`): rolled attacks are
+//! convolved over the shooting models, rolled damage is dealt hit by hit.
 
 use super::binomial::Pmfs;
 use super::geometry::{Geometry, Within};
