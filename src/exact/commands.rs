@@ -283,9 +283,11 @@ impl<'a> Ctx<'a> {
             .collect()
     }
 
-    /// Distribution of unsaved hits when each of `alive` models rolls `attacks`: the total
-    /// attacks A is the sum of `alive` independent rolls (their pmfs convolved), and given A
-    /// the unsaved hits are those of A fixed attacks.
+    /// Distribution of unsaved hits when each of `alive` models rolls `attacks`. The volley's
+    /// attacks A are a sum of independent rolls, and P(u) = sum_A P(A) P(u | A attacks);
+    /// since each attack is judged on its own, that is also the convolution of `alive` copies
+    /// of one model's unsaved hits, sum_a P(a) P(u | a attacks), which is how it is computed:
+    /// the work grows with the models times the attacks, not with the attacks cubed.
     fn rolled_unsaved(
         &mut self,
         alive: u32,
@@ -297,25 +299,26 @@ impl<'a> Ctx<'a> {
         if let Some(v) = self.rolled.get(&key) {
             return v.clone();
         }
-        let per_model = attacks.probabilities();
+        let mut one_model = vec![0.0; attacks.max() as usize + 1];
+        for (a, &pa) in attacks.probabilities().iter().enumerate() {
+            if pa > 0.0 {
+                let given = self.unsaved(a as u32, hit, save);
+                for (u, &pu) in given.iter().enumerate() {
+                    one_model[u] += pa * pu;
+                }
+            }
+        }
         let mut total = vec![1.0];
         for _ in 0..alive {
-            let mut next = vec![0.0; total.len() + per_model.len() - 1];
+            let mut next = vec![0.0; total.len() + one_model.len() - 1];
             for (i, &a) in total.iter().enumerate() {
-                for (j, &b) in per_model.iter().enumerate() {
+                for (j, &b) in one_model.iter().enumerate() {
                     next[i + j] += a * b;
                 }
             }
             total = next;
         }
-        let mut out = vec![0.0; total.len()];
-        for (a, &pa) in total.iter().enumerate().filter(|&(_, &p)| p > 0.0) {
-            let given = self.unsaved(a as u32, hit, save);
-            for (u, &pu) in given.iter().enumerate() {
-                out[u] += pa * pu;
-            }
-        }
-        let out: Rc<[f64]> = out.into();
+        let out: Rc<[f64]> = total.into();
         self.rolled.insert(key, out.clone());
         out
     }
