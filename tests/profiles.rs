@@ -107,6 +107,15 @@ fn d3_attacks_of_two_models_by_hand() {
     assert!((want[6].1 - 1.0 / 576.0).abs() < 1e-15);
     let text = volley(&two_models("\"d3\"", "d6>=4"), TEN, "");
     check_all(&text, "target.lost", &want, 11);
+    // With a 4+ save each attack goes through with 1/2 * 1/2 = 1/4: Binomial(A, 1/4) given A.
+    let mut want = (0..=6).map(|u| (u, 0.0)).collect::<Vec<(i64, f64)>>();
+    for (a, pa) in p_total {
+        for (u, pu) in binomial_pmf(a, 0.25) {
+            want[u as usize].1 += pa * pu;
+        }
+    }
+    let text = text.replace("id = \"target\"", "id = \"target\"\ndefense = \"4+\"");
+    check_all(&text, "target.lost", &want, 18);
 }
 
 #[test]
