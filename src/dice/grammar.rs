@@ -44,7 +44,7 @@ pub enum Reroll {
     /// `reroll fails`: a failed test is rolled once more, and the second result stands.
     Fails,
     /// `reroll ones`: every die showing 1 is rolled once more, and the second result stands
-    /// even if it is 1 again.
+    /// even if it is 1 again. Only on `>=` tests: the parser refuses it on `<=` tests.
     Ones,
 }
 
