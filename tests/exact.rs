@@ -116,7 +116,12 @@ fn the_rally_table_sweep_is_binomial_at_every_point() {
     let r = exact::report(&set, &[]).unwrap();
     for (i, v) in set.variants.iter().enumerate() {
         let u = &v.scenario.units[0];
-        let p = u.resolve.probability().to_f64();
+        let p = u
+            .resolve
+            .as_ref()
+            .expect("the swept unit rallies")
+            .probability()
+            .to_f64();
         let p = if u.call_of_the_masters {
             1.0 - (1.0 - p) * (1.0 - p)
         } else {

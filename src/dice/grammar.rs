@@ -1,4 +1,5 @@
-//! The text form of a dice test, `[N]dS[(+|-)K] (>=|<=) T [reroll (fails|ones)]`: the
+//! The text form of a dice test, `[N]dS[(+|-)K] (>=|<=) T [reroll (fails|ones)]` or the d6
+//! shorthand `T+ [reroll (fails|ones)]`: the
 //! [`DiceTest`] type and its limits, a parser whose errors quote the text and hint at the fix,
 //! and the canonical text it prints, which is also its serde form, so scenario files and
 //! outputs show what a user would write.
@@ -43,7 +44,7 @@ pub enum Reroll {
     /// `reroll fails`: a failed test is rolled once more, and the second result stands.
     Fails,
     /// `reroll ones`: every die showing 1 is rolled once more, and the second result stands
-    /// even if it is 1 again.
+    /// even if it is 1 again. Only on `>=` tests: the parser refuses it on `<=` tests.
     Ones,
 }
 
@@ -76,7 +77,7 @@ pub struct DiceTest {
 /// A dice test's text could not be understood. The message quotes the text, says what was
 /// wrong, and shows the grammar with examples.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("bad dice test \"{text}\": {problem}; expected [N]dS[(+|-)K] (>=|<=) T [reroll (fails|ones)], e.g. \"d6>=4\", \"2d6<=7\", \"d10+1>=6\", \"d6>=4 reroll ones\"")]
+#[error("bad dice test \"{text}\": {problem}; expected [N]dS[(+|-)K] (>=|<=) T [reroll (fails|ones)] or T+ (d6>=T), e.g. \"d6>=4\", \"4+\", \"2d6<=7\", \"d10+1>=6\", \"d6>=4 reroll ones\"")]
 pub struct DiceError {
     /// The text as given.
     pub text: String,
@@ -162,7 +163,7 @@ fn comparison_problem(rest: &str) -> String {
 
 /// Checks that the test's outcomes (both rolls counted when it rerolls) fit the exact
 /// arithmetic; the error names the largest count that would.
-fn check_outcomes(count: u32, sides: u32, reroll: Option<Reroll>) -> Result<(), String> {
+pub(super) fn check_outcomes(count: u32, sides: u32, reroll: Option<Reroll>) -> Result<(), String> {
     let rolls_per_die = if reroll.is_some() { 2 } else { 1 };
     let limit = 1u128 << MAX_OUTCOMES_LOG2;
     // Largest n with sides^(rolls_per_die * n) <= 2^MAX_OUTCOMES_LOG2, by repeated multiplication so no
@@ -195,6 +196,57 @@ fn check_outcomes(count: u32, sides: u32, reroll: Option<Reroll>) -> Result<(), 
     ))
 }
 
+/// Why `reroll ones` is refused on a `<=` test.
+const ONES_ON_AT_MOST: &str = "'reroll ones' on a '<=' test rerolls ones that already \
+    pass, which only turns successes into failures; did you mean 'reroll fails'?";
+
+/// The optional `reroll (fails|ones)` after a test's target, up to the end of the text.
+fn reroll_suffix(c: &mut Cursor<'_>) -> Result<Option<Reroll>, String> {
+    if c.rest.is_empty() {
+        return Ok(None);
+    }
+    let word = c.word();
+    if !word.eq_ignore_ascii_case("reroll") {
+        let found = if word.is_empty() {
+            snippet(c.rest)
+        } else {
+            word.to_string()
+        };
+        return Err(format!(
+            "unexpected '{found}' after the target; only 'reroll fails' or \
+             'reroll ones' may follow"
+        ));
+    }
+    c.skip_ws();
+    let kind = c.word();
+    let reroll = if kind.eq_ignore_ascii_case("fails") {
+        Reroll::Fails
+    } else if kind.eq_ignore_ascii_case("ones") {
+        Reroll::Ones
+    } else if kind.is_empty() && c.rest.is_empty() {
+        return Err(
+            "missing what to reroll after 'reroll', expected 'fails' or 'ones'".to_string(),
+        );
+    } else {
+        let found = if kind.is_empty() {
+            snippet(c.rest)
+        } else {
+            kind.to_string()
+        };
+        return Err(format!(
+            "unknown reroll '{found}', expected 'fails' or 'ones'"
+        ));
+    };
+    c.skip_ws();
+    if !c.rest.is_empty() {
+        return Err(format!(
+            "unexpected '{}' after 'reroll {kind}'",
+            snippet(c.rest)
+        ));
+    }
+    Ok(Some(reroll))
+}
+
 impl DiceTest {
     /// Parses `[N]dS[(+|-)K] (>=|<=) T [reroll (fails|ones)]`.
     ///
@@ -203,6 +255,10 @@ impl DiceTest {
     /// [`MIN_SIDES`]`..=`[`MAX_SIDES`], and the test may have at most
     /// 2^[`MAX_OUTCOMES_LOG2`] outcomes. `K` and `T` are any `i32` (`T` may carry a sign),
     /// so impossible and certain tests are accepted: they are legitimate rules outcomes.
+    ///
+    /// `T+` (e.g. `4+`, `4+ reroll ones`) is the usual shorthand for a d6 test: it parses
+    /// to `d6>=T`, and prints as that. `reroll ones` on a `<=` test is refused: a one is the
+    /// best a `<=` roll can show, so rerolling it never helps; `reroll fails` is what is meant.
     pub fn parse(text: &str) -> Result<DiceTest, DiceError> {
         Self::parse_inner(text).map_err(|problem| DiceError {
             text: text.to_string(),
@@ -218,7 +274,12 @@ impl DiceTest {
             return Err("empty text".to_string());
         }
 
-        let count = match c.digits() {
+        let leading = c.digits();
+        c.skip_ws();
+        if let Some(target) = leading.filter(|_| c.rest.starts_with('+')) {
+            return Self::plus_form(&mut c, target);
+        }
+        let count = match leading {
             None => 1,
             Some(d) => match d.parse::<u32>() {
                 Ok(n) if (1..=MAX_DICE).contains(&n) => n,
@@ -313,55 +374,33 @@ impl DiceTest {
         })?;
 
         c.skip_ws();
-        let mut reroll = None;
-        if !c.rest.is_empty() {
-            let word = c.word();
-            if !word.eq_ignore_ascii_case("reroll") {
-                let found = if word.is_empty() {
-                    snippet(c.rest)
-                } else {
-                    word.to_string()
-                };
-                return Err(format!(
-                    "unexpected '{found}' after the target; only 'reroll fails' or \
-                     'reroll ones' may follow"
-                ));
-            }
-            c.skip_ws();
-            let kind = c.word();
-            reroll = Some(if kind.eq_ignore_ascii_case("fails") {
-                Reroll::Fails
-            } else if kind.eq_ignore_ascii_case("ones") {
-                Reroll::Ones
-            } else if kind.is_empty() && c.rest.is_empty() {
-                return Err(
-                    "missing what to reroll after 'reroll', expected 'fails' or 'ones'".to_string(),
-                );
-            } else {
-                let found = if kind.is_empty() {
-                    snippet(c.rest)
-                } else {
-                    kind.to_string()
-                };
-                return Err(format!(
-                    "unknown reroll '{found}', expected 'fails' or 'ones'"
-                ));
-            });
-            c.skip_ws();
-            if !c.rest.is_empty() {
-                return Err(format!(
-                    "unexpected '{}' after 'reroll {kind}'",
-                    snippet(c.rest)
-                ));
-            }
+        let reroll = reroll_suffix(&mut c)?;
+        if reroll == Some(Reroll::Ones) && comparison == Comparison::AtMost {
+            return Err(ONES_ON_AT_MOST.to_string());
         }
-
         check_outcomes(count, sides, reroll)?;
         Ok(DiceTest {
             count,
             sides,
             modifier,
             comparison,
+            target,
+            reroll,
+        })
+    }
+
+    /// The rest of `T+` (a d6 test, `d6>=T`) after its digits `target`, at the `+`.
+    fn plus_form(c: &mut Cursor<'_>, target: &str) -> Result<DiceTest, String> {
+        c.eat("+");
+        let target = signed_i32(false, target)
+            .ok_or_else(|| format!("target {target} of '{target}+' is out of range"))?;
+        c.skip_ws();
+        let reroll = reroll_suffix(c)?;
+        Ok(DiceTest {
+            count: 1,
+            sides: 6,
+            modifier: 0,
+            comparison: Comparison::AtLeast,
             target,
             reroll,
         })
@@ -482,7 +521,12 @@ mod tests {
             ("D6 >= 4", "d6>=4"),
             ("3d6-2>=10", "3d6-2>=10"),
             ("  1d6 + 0 >= +4  ", "d6>=4"),
-            ("2 D 6 - 1 <= -3 ReRoll ONES", "2d6-1<=-3 reroll ones"),
+            ("2 D 6 - 1 <= -3 ReRoll FAILS", "2d6-1<=-3 reroll fails"),
+            ("4+", "d6>=4"),
+            (" 5 + ", "d6>=5"),
+            ("4+ reroll ones", "d6>=4 reroll ones"),
+            ("2+reroll FAILS", "d6>=2 reroll fails"),
+            ("7+", "d6>=7"),
             ("d6>=4reroll Fails", "d6>=4 reroll fails"),
             ("d6-2147483648>=2147483647", "d6-2147483648>=2147483647"),
         ];
@@ -563,6 +607,17 @@ mod tests {
             ),
             ("24d6>=4 reroll ones", "(at most 23d6)"),
             ("d6 ≥ 4", "'≥' must be written '>='"),
+            ("4+1", "unexpected '1' after the target"),
+            ("4+ twice", "unexpected 'twice' after the target"),
+            (
+                "99999999999+",
+                "target 99999999999 of '99999999999+' is out of range",
+            ),
+            (
+                "2d6<=7 reroll ones",
+                "'reroll ones' on a '<=' test rerolls ones that already pass",
+            ),
+            ("d6<=3 reroll ones", "did you mean 'reroll fails'?"),
         ];
         for (text, problem) in cases {
             let err = DiceTest::parse(text).unwrap_err();
@@ -589,7 +644,8 @@ mod tests {
             .collect();
         let seeds = [
             "d6>=4",
-            "2d6<=7 reroll ones",
+            "2d6<=7 reroll fails",
+            "4+ reroll ones",
             "d10+1>=6 reroll fails",
             "100d2>=-3",
             "46d6<=100",

@@ -1,5 +1,6 @@
-//! Dice tests: the text form `[N]dS[(+|-)K] (>=|<=) T [reroll (fails|ones)]`, each test's
-//! exact success probability, and the sampler the Monte Carlo engine plays them with.
+//! Dice tests: the text form `[N]dS[(+|-)K] (>=|<=) T [reroll (fails|ones)]` (or `T+`, a d6
+//! test), each test's exact success probability, and the sampler the Monte Carlo engine plays
+//! them with; and amounts (a weapon's attacks or damage), a number or dice `[N]dS[(+|-)K]`.
 //!
 //! Two consumers shape this module:
 //!
@@ -17,13 +18,15 @@
 //!
 //! The parts, each in its own file: `grammar` (the [`DiceTest`] type, its parser, canonical
 //! text and serde form), `fraction` ([`Fraction`]), `probability`
-//! ([`DiceTest::probability`]) and `sampler` ([`SuccessCount`]).
+//! ([`DiceTest::probability`]), `sampler` ([`SuccessCount`]) and `amount` ([`Amount`]).
 
+mod amount;
 mod fraction;
 mod grammar;
 mod probability;
 mod sampler;
 
+pub use amount::{Amount, AmountError};
 pub use fraction::Fraction;
 pub use grammar::{
     Comparison, DiceError, DiceTest, Reroll, MAX_DICE, MAX_OUTCOMES_LOG2, MAX_SIDES, MIN_SIDES,

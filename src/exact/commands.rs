@@ -5,12 +5,14 @@
 //! counts instead of models: eligibility, the response window (Defend, Covering Fire, random
 //! answers), Rally from the starting layout (doubled by Call of the Masters), Shoot with
 //! per-model HP, damage and spill, use 2 fizzling or retargeting, and token and restrictions
-//! applied once. Dice enter only as binomial pmfs of exact per-test probabilities.
+//! applied once. Dice enter only as binomial pmfs of exact per-test probabilities, and as
+//! the pmfs of rolled attacks and damage (`Amount::probabilities`): rolled attacks are
+//! convolved over the shooting models, rolled damage is dealt hit by hit.
 
 use super::binomial::Pmfs;
 use super::geometry::{Geometry, Within};
 use super::state::{add, Dist, State, UnitState, DEFEND, RALLY, RUN, SHOOT};
-use crate::dice::Fraction;
+use crate::dice::{Amount, Fraction};
 use crate::rules::geometry::EPS;
 use crate::rules::metrics::StepMetrics;
 use crate::rules::Plan;
@@ -27,7 +29,13 @@ pub struct Ctx<'a> {
     pub geometry: Geometry,
     pmfs: Pmfs,
     unsaved: HashMap<(u32, Fraction, Option<Fraction>), Rc<[f64]>>,
+    /// Unsaved hits when each of `alive` models rolls its attacks, by (alive, attacks, hit,
+    /// save).
+    rolled: HashMap<RolledKey, Rc<[f64]>>,
 }
+
+/// Models rolling attacks, their attacks, the hit and the save probability.
+type RolledKey = (u32, Amount, Fraction, Option<Fraction>);
 
 /// A branch of the response window: the state, whether the target Defends, and how many
 /// responses were declared.
@@ -60,6 +68,7 @@ impl<'a> Ctx<'a> {
             geometry: Geometry::new(plan.scenario()),
             pmfs: Pmfs::default(),
             unsaved: HashMap::new(),
+            rolled: HashMap::new(),
         }
     }
 
@@ -222,19 +231,96 @@ impl<'a> Ctx<'a> {
             .map(|d| d.with_bonus(bonus).probability());
         let (hp, damage, spill) = (
             units[target].hp,
-            weapon.damage,
+            &weapon.damage,
             self.scenario().options.spill,
         );
-        let pmf = self.unsaved(s[shooter].alive * weapon.attacks, hit, save);
-        pmf.iter()
-            .enumerate()
-            .filter(|&(_, &p)| p > 0.0)
-            .map(|(u, &p)| {
+        let alive = s[shooter].alive;
+        let pmf = match weapon.attacks.fixed() {
+            Some(each) => self.unsaved(alive * each, hit, save),
+            None => self.rolled_unsaved(alive, &weapon.attacks, hit, save),
+        };
+        if let Some(damage) = damage.fixed() {
+            return pmf
+                .iter()
+                .enumerate()
+                .filter(|&(_, &p)| p > 0.0)
+                .map(|(u, &p)| {
+                    let mut next = s.clone();
+                    wound(&mut next[target], hp, damage, spill, u as u32);
+                    (p, next)
+                })
+                .collect();
+        }
+        // Rolled damage: the target's distribution after each number of unsaved hits, one hit
+        // (of every possible damage) at a time, weighted by the chance of that many.
+        let per_hit = damage.probabilities();
+        let last = pmf.iter().rposition(|&p| p > 0.0).unwrap_or(0);
+        let mut after: Dist<UnitState> = Dist::new();
+        add(&mut after, s[target].clone(), 1.0);
+        let mut out: Dist<UnitState> = Dist::new();
+        for (u, &p) in pmf.iter().enumerate().take(last + 1) {
+            if u > 0 {
+                let mut next = Dist::new();
+                for (t, q) in after {
+                    for (d, &r) in per_hit.iter().enumerate() {
+                        let mut t = t.clone();
+                        wound(&mut t, hp, d as u32, spill, 1);
+                        add(&mut next, t, q * r);
+                    }
+                }
+                after = next;
+            }
+            for (t, &q) in &after {
+                add(&mut out, t.clone(), p * q);
+            }
+        }
+        out.into_iter()
+            .map(|(t, p)| {
                 let mut next = s.clone();
-                wound(&mut next[target], hp, damage, spill, u as u32);
+                next[target] = t;
                 (p, next)
             })
             .collect()
+    }
+
+    /// Distribution of unsaved hits when each of `alive` models rolls `attacks`. The volley's
+    /// attacks A are a sum of independent rolls, and P(u) = sum_A P(A) P(u | A attacks);
+    /// since each attack is judged on its own, that is also the convolution of `alive` copies
+    /// of one model's unsaved hits, sum_a P(a) P(u | a attacks), which is how it is computed:
+    /// the work grows with the models times the attacks, not with the attacks cubed.
+    fn rolled_unsaved(
+        &mut self,
+        alive: u32,
+        attacks: &Amount,
+        hit: Fraction,
+        save: Option<Fraction>,
+    ) -> Rc<[f64]> {
+        let key = (alive, attacks.clone(), hit, save);
+        if let Some(v) = self.rolled.get(&key) {
+            return v.clone();
+        }
+        let mut one_model = vec![0.0; attacks.max() as usize + 1];
+        for (a, &pa) in attacks.probabilities().iter().enumerate() {
+            if pa > 0.0 {
+                let given = self.unsaved(a as u32, hit, save);
+                for (u, &pu) in given.iter().enumerate() {
+                    one_model[u] += pa * pu;
+                }
+            }
+        }
+        let mut total = vec![1.0];
+        for _ in 0..alive {
+            let mut next = vec![0.0; total.len() + one_model.len() - 1];
+            for (i, &a) in total.iter().enumerate() {
+                for (j, &b) in one_model.iter().enumerate() {
+                    next[i + j] += a * b;
+                }
+            }
+            total = next;
+        }
+        let out: Rc<[f64]> = total.into();
+        self.rolled.insert(key, out.clone());
+        out
     }
 
     /// The response window from `s` of a command declared by `actor` (aimed at unit
@@ -318,7 +404,11 @@ impl<'a> Ctx<'a> {
             );
         }
         let u = &self.scenario().units[unit];
-        let p = u.resolve.probability();
+        let Some(resolve) = &u.resolve else {
+            // Validation refuses a Rally by a unit without a Resolve test.
+            return Err(format!("`{}` has no `resolve` test to Rally with", u.id));
+        };
+        let p = resolve.probability();
         let missing = u.size - s[unit].alive;
         let spots = self.plan.rally_spots(unit);
         let room = spots.len() as u32;

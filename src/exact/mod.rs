@@ -6,7 +6,8 @@
 //! model's wound, restrictions, token), merging equal states, and gathers each step's metrics
 //! as it goes; at the end every metric's pmf is a marginal of the final distribution. Dice
 //! enter only as binomial pmfs of the exact per-test probabilities from
-//! [`crate::dice::DiceTest::probability`]; the rules are restated over counts in
+//! [`crate::dice::DiceTest::probability`] and as the pmfs of rolled attacks and damage from
+//! [`crate::dice::Amount::probabilities`]; the rules are restated over counts in
 //! `commands`, not borrowed from the sampler. From the rules' compiled plan it takes only
 //! deterministic geometry: where a Rally from the starting layout places models.
 //!

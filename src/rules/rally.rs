@@ -2,7 +2,8 @@
 //! 2" of a model alive when the use began. Doubled by Call of the Masters, use 2 sees the
 //! models use 1 restored.
 //!
-//! [`Prepared`] holds what Rally works out before any trial: the Resolve tables, whether an
+//! [`Prepared`] holds what Rally works out before any trial: the Resolve tables (for a unit
+//! that has a Resolve test; only such a unit may Rally), whether an
 //! enemy starts within 1", and where Rally from the starting layout places models.
 
 use super::geometry::{within, Point};
@@ -23,7 +24,8 @@ pub const APPLIES: Restrictions = Restrictions::SHOOT
 /// Rally's precomputation for one unit.
 pub struct Prepared {
     unit: usize,
-    resolve: CountTables,
+    /// `None` for a unit without a Resolve test, which validation never lets Rally.
+    resolve: Option<CountTables>,
     enemy_within_1_at_start: bool,
     /// Placements from the starting layout, searched on first need.
     first: OnceLock<Vec<Point>>,
@@ -37,7 +39,10 @@ impl Prepared {
         let missing = (u.size - u.alive()) as usize;
         Prepared {
             unit,
-            resolve: CountTables::new(u.resolve.probability(), u.size),
+            resolve: u
+                .resolve
+                .as_ref()
+                .map(|r| CountTables::new(r.probability(), u.size)),
             enemy_within_1_at_start: enemy_within_1_at_start(scenario, unit),
             first: OnceLock::new(),
             second: (0..=missing).map(|_| OnceLock::new()).collect(),
@@ -74,7 +79,8 @@ pub fn enemy_within_1(plan: &Plan, world: &mut World, unit: usize) -> bool {
     })
 }
 
-/// Resolves `uses` uses of Rally.
+/// Resolves `uses` uses of Rally. A unit without a Resolve test (which validation never lets
+/// Rally) restores nothing and draws nothing.
 pub fn resolve<'p, D: Draws<'p>>(
     plan: &'p Plan,
     world: &mut World,
@@ -101,13 +107,16 @@ fn from_start<'p, D: Draws<'p>>(
     draws: &mut D,
 ) {
     let prepared = plan.rally(unit);
+    let Some(resolve) = &prepared.resolve else {
+        return;
+    };
     let size = plan.scenario().units[unit].size;
     let start = world.units[unit].alive;
-    let successes = draws.count(prepared.resolve.get(size - start));
+    let successes = draws.count(resolve.get(size - start));
     let first = successes.min(prepared.first(plan.scenario()).len() as u32);
     let mut second = 0;
     if uses == 2 {
-        let successes = draws.count(prepared.resolve.get(size - start - first));
+        let successes = draws.count(resolve.get(size - start - first));
         let after = prepared.second(plan.scenario(), first as usize);
         second = successes.min(after.len() as u32);
     }
@@ -123,8 +132,11 @@ fn from_start<'p, D: Draws<'p>>(
 /// One use of Rally on any layout.
 fn one_use<'p, D: Draws<'p>>(plan: &'p Plan, world: &mut World, unit: usize, draws: &mut D) {
     let u = &plan.scenario().units[unit];
+    let Some(resolve) = &plan.rally(unit).resolve else {
+        return;
+    };
     let missing = u.size - world.units[unit].alive;
-    let successes = draws.count(plan.rally(unit).resolve.get(missing));
+    let successes = draws.count(resolve.get(missing));
     if successes == 0 {
         return;
     }

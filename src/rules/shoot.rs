@@ -5,13 +5,18 @@
 //! Failed defense tests are one draw of a success count (one random word): a hit whose test
 //! fails is a success of probability p_hit * (1 - p_save), so hits need not be drawn apart.
 //! [`Prepared`] holds those tables per target, [`Hit`] and [`Save`] kind.
+//!
+//! Attacks and damage given as dice are rolled die by die, one uniform draw per die: first
+//! each alive model's attacks (their sum is the volley's attacks), then, per unsaved hit, its
+//! damage, until the target has no model left. Fixed numbers draw nothing, so a weapon
+//! without dice draws exactly its one success count per volley.
 
 use super::commands::Ineligible;
 use super::geometry::EPS;
 use super::plan::Plan;
 use super::tables::CountTables;
 use super::world::World;
-use crate::dice::{Fraction, SuccessCount};
+use crate::dice::{Amount, Fraction, SuccessCount};
 use crate::engine::Draws;
 use crate::scenario::{Scenario, Target, Unit};
 
@@ -36,8 +41,8 @@ type ByKind = [[CountTables; 2]; 2];
 
 /// Shoot's precomputation for one armed unit.
 pub struct Prepared {
-    attacks: u32,
-    damage: u32,
+    attacks: Amount,
+    damage: Amount,
     range: f64,
     /// By target: the count of failed defense tests its attacks cause.
     wounds: Vec<ByKind>,
@@ -49,7 +54,7 @@ impl Prepared {
         let u = &scenario.units[unit];
         let w = u.weapon.as_ref()?;
         let options = &scenario.options;
-        let attacks = u.size * w.attacks;
+        let attacks = u.size * w.attacks.max();
         let hit = |kind: Hit| match kind {
             Hit::Normal => w.hit.probability(),
             Hit::CoveringFire => w
@@ -73,8 +78,8 @@ impl Prepared {
             })
             .collect();
         Some(Prepared {
-            attacks: w.attacks,
-            damage: w.damage,
+            attacks: w.attacks.clone(),
+            damage: w.damage.clone(),
             range: w.range,
             wounds,
         })
@@ -178,7 +183,11 @@ pub fn resolve<'p, D: Draws<'p>>(
     let Some(prepared) = plan.shoot(shooter) else {
         return;
     };
-    let attacks = world.units[shooter].alive * prepared.attacks;
+    let alive = world.units[shooter].alive;
+    let attacks = match prepared.attacks.fixed() {
+        Some(each) => alive * each,
+        None => (0..alive).map(|_| roll(&prepared.attacks, draws)).sum(),
+    };
     let save = if world.units[target].defending {
         Save::Defending
     } else {
@@ -186,8 +195,20 @@ pub fn resolve<'p, D: Draws<'p>>(
     };
     let unsaved = draws.count(prepared.wound_count(target, hit, save, attacks));
     for _ in 0..unsaved {
-        if !wound(plan, world, shooter, target, prepared.damage) {
+        let damage = roll(&prepared.damage, draws);
+        if !wound(plan, world, shooter, target, damage) {
             break;
+        }
+    }
+}
+
+/// One roll of `amount`: a fixed number draws nothing; dice draw one uniform face per die.
+fn roll<'p, D: Draws<'p>>(amount: &Amount, draws: &mut D) -> u32 {
+    match *amount {
+        Amount::Fixed(n) => n,
+        Amount::Dice { count, sides, .. } => {
+            let faces = (0..count).map(|_| draws.uniform(sides) + 1).sum();
+            amount.value(faces)
         }
     }
 }

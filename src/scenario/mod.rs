@@ -15,7 +15,7 @@ mod validate;
 pub use error::ScenarioError;
 pub use overrides::{parse_setting, Setting};
 
-use crate::dice::DiceTest;
+use crate::dice::{Amount, DiceTest};
 use crate::rules::geometry::{Battlefield, Point};
 use raw::RawFile;
 use std::path::Path;
@@ -53,11 +53,13 @@ pub enum Response {
     Random,
 }
 
+/// A unit's weapon. Each alive model rolls its own `attacks` per volley; each unsaved hit
+/// rolls its own `damage`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Weapon {
-    pub attacks: u32,
+    pub attacks: Amount,
     pub hit: DiceTest,
-    pub damage: u32,
+    pub damage: Amount,
     pub range: f64,
 }
 
@@ -70,7 +72,9 @@ pub struct Unit {
     pub hp: u32,
     /// Base diameter in inches.
     pub base: f64,
-    pub resolve: DiceTest,
+    /// The Resolve test Rally rolls; `None` for a unit that never Rallies (validation refuses
+    /// a Rally by such a unit: `validate::rally_needs_resolve`).
+    pub resolve: Option<DiceTest>,
     pub defense: Option<DiceTest>,
     pub weapon: Option<Weapon>,
     pub call_of_the_masters: bool,

@@ -117,7 +117,8 @@ pub struct RawUnit {
     pub alive: Option<i64>,
     pub hp: Option<i64>,
     pub base: Option<f64>,
-    pub resolve: String,
+    /// Optional: only a unit that Rallies needs it (validation checks that).
+    pub resolve: Option<String>,
     pub defense: Option<String>,
     pub weapon: Option<RawWeapon>,
     #[serde(default)]
@@ -135,10 +136,21 @@ pub struct RawUnit {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawWeapon {
-    pub attacks: i64,
+    pub attacks: RawAmount,
     pub hit: String,
-    pub damage: Option<i64>,
+    pub damage: Option<RawAmount>,
     pub range: f64,
+}
+
+/// An amount written as a whole number (`2`) or as dice text (`"d3"`, `"2d6"`, `"d3+1"`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "expected a whole number such as 2, or dice text such as \"d3\", \"2d6\" or \"d3+1\""
+)]
+pub enum RawAmount {
+    Int(i64),
+    Text(String),
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -8,7 +8,7 @@ use super::{
 };
 use crate::config::is_identifier;
 use crate::config::suggest::{clip, quoted, unknown_id, unknown_value};
-use crate::dice::DiceTest;
+use crate::dice::{Amount, DiceTest};
 use crate::rules::geometry::{overlaps, Battlefield, Point, Rect};
 
 type Result<T> = std::result::Result<T, ScenarioError>;
@@ -224,6 +224,65 @@ fn dice(ctx: &Context, key: &str, text: &str) -> Result<DiceTest> {
     })
 }
 
+/// Most attacks one model may make in a volley, whether fixed or rolled.
+const MAX_ATTACKS: u32 = 1000;
+/// Most damage one unsaved hit may deal, whether fixed or rolled.
+const MAX_DAMAGE: u32 = 1_000_000;
+
+/// A weapon's attacks or damage: a whole number from `min` to `max`, or dice whose largest
+/// result is at most `max` and can reach `min` (a roll below `min`, such as `d3-1` giving 0
+/// damage, is allowed: it is a legitimate rules outcome).
+fn amount(ctx: &Context, key: &str, raw: &RawAmount, min: u32, max: u32) -> Result<Amount> {
+    let parsed = match raw {
+        RawAmount::Int(v) => Amount::Fixed(count(ctx, key, *v, min.into(), max.into())?),
+        RawAmount::Text(t) => Amount::parse(t).map_err(|mut e| {
+            e.text = clip(&e.text);
+            ctx.invalid(key, e.to_string())
+        })?,
+    };
+    match parsed {
+        Amount::Fixed(n) if n < min || n > max => Err(ctx.invalid(
+            key,
+            format!("{n} must be a whole number from {min} to {max}"),
+        )),
+        Amount::Dice { .. } if parsed.max() > max => Err(ctx.invalid(
+            key,
+            format!(
+                "{} can roll up to {}, more than the most allowed, {max}",
+                quoted(&parsed.to_string()),
+                parsed.max()
+            ),
+        )),
+        Amount::Dice { .. } if parsed.max() < min => Err(ctx.invalid(
+            key,
+            format!(
+                "{} never rolls more than {}; it must be able to reach {min} (results below 0 \
+                 count as 0)",
+                quoted(&parsed.to_string()),
+                parsed.max()
+            ),
+        )),
+        _ => Ok(parsed),
+    }
+}
+
+/// Refuses a Rally (`key` names the step or order that gives it) by a unit without a
+/// `resolve` test. Every place that can make a unit Rally calls this, so the rules can rely
+/// on a Rallying unit having its Resolve test.
+pub(crate) fn rally_needs_resolve(ctx: &Context, key: &str, unit: &Unit) -> Result<()> {
+    if unit.resolve.is_some() {
+        return Ok(());
+    }
+    Err(ctx.invalid(
+        key,
+        format!(
+            "\"rally\" needs a Resolve test but unit \"{}\" has none; add resolve = \"d6>=4\" \
+             (or \"4+\", any dice test) to unit.{}",
+            unit.id, unit.id
+        ),
+    ))
+}
+
 pub(super) fn count(ctx: &Context, key: &str, v: i64, min: i64, max: i64) -> Result<u32> {
     if (min..=max).contains(&v) {
         Ok(v as u32)
@@ -271,7 +330,11 @@ fn unit(ctx: &Context, raw: &RawUnit, field: &Battlefield) -> Result<Unit> {
             ),
         ));
     }
-    let resolve = dice(ctx, &key("resolve"), &raw.resolve)?;
+    let resolve = raw
+        .resolve
+        .as_deref()
+        .map(|t| dice(ctx, &key("resolve"), t))
+        .transpose()?;
     let defense = raw
         .defense
         .as_deref()
@@ -280,15 +343,12 @@ fn unit(ctx: &Context, raw: &RawUnit, field: &Battlefield) -> Result<Unit> {
     let weapon = match &raw.weapon {
         None => None,
         Some(w) => Some(Weapon {
-            attacks: count(ctx, &key("weapon.attacks"), w.attacks, 0, 1000)?,
+            attacks: amount(ctx, &key("weapon.attacks"), &w.attacks, 0, MAX_ATTACKS)?,
             hit: dice(ctx, &key("weapon.hit"), &w.hit)?,
-            damage: count(
-                ctx,
-                &key("weapon.damage"),
-                w.damage.unwrap_or(1),
-                1,
-                1_000_000,
-            )?,
+            damage: match &w.damage {
+                None => Amount::Fixed(1),
+                Some(d) => amount(ctx, &key("weapon.damage"), d, 1, MAX_DAMAGE)?,
+            },
             range: {
                 let r = finite(ctx, &key("weapon.range"), w.range)?;
                 if r < 0.0 {
@@ -672,6 +732,9 @@ pub(super) fn order(
             toward: Heading::AwayFromNearestEnemy,
         },
     };
+    if command == Command::Rally {
+        rally_needs_resolve(ctx, &key("command"), &units[unit])?;
+    }
     if command == Command::Shoot && units[unit].weapon.is_none() {
         return Err(ctx.invalid(
             key("command"),
