@@ -11,9 +11,17 @@
 //! orders instead of steps: [`engagement`] plays its rounds, each activated unit declaring the
 //! first of its orders whose [`condition`] holds and which [`commands::declare`] accepts.
 //!
+//! The files depend on each other in one direction, so each can be read from those below it:
+//! `geometry`, `placement`, `tables`, `metrics`, `outcome` and `condition` depend on no rule;
+//! each command's `prepared.rs` (what it works out before any trial) reads only the scenario
+//! and those; `plan.rs` holds the precomputations; `world.rs` is a trial's state over the
+//! plan; the command rules (`rally/`, `shoot/`, `run.rs`, `response.rs`) change the world;
+//! `commands.rs` declares an order through them; `engagement/` and `trial.rs` drive trials.
+//!
 //! Adding a command (say Charge) takes one new file, `src/rules/charge.rs`, with its rule (a
-//! `resolve` over the plan, the world and the draws) and, if it needs one, its precomputation,
-//! plus these places:
+//! `resolve` over the plan, the world and the draws); a command with a precomputation is a
+//! folder instead, `charge/mod.rs` with the rule and `charge/prepared.rs` with what it works
+//! out from the scenario alone. Then these places:
 //!
 //! - `src/scenario/mod.rs`: a variant of `Order` with the command's arguments and one of
 //!   `Command`; the compiler then points at `Order::command` and `Command::name`.
@@ -29,19 +37,21 @@
 //!   applies and is barred by; a new restriction bit goes in [`world::Restrictions`]), and in
 //!   `declare` its eligibility check and `Aimed` variant (which also says whether the order
 //!   aims at a unit, for Defend) and the call of its `resolve`.
-//! - `src/rules/plan.rs`: a field of `UnitPlan` for its precomputation, if it has one.
+//! - `src/rules/plan.rs`: a field of `UnitPlan` for its precomputation, if it has one, built
+//!   in `Plan::compile`.
 //! - `src/rules/mod.rs`: the `mod` line.
 //! - `src/exact/commands.rs` (compiler-pointed, `Ctx::step`): the restrictions it applies
 //!   (the exact engine's own bits, `src/exact/state.rs`), and its restatement over counts (a
 //!   `Followed` variant) or a refusal saying why the exact engine cannot follow it.
 //! - The README (its step keys in "A scenario file", its rules in "Rules choices where the
-//!   contract is silent"), and tests in `tests/commands.rs` (and `tests/exact.rs`).
+//!   rules are silent"), and tests in `tests/commands.rs` (and `tests/exact.rs`).
 
 pub mod commands;
 pub mod condition;
 pub mod engagement;
 pub mod geometry;
 pub mod metrics;
+pub mod outcome;
 pub mod placement;
 pub mod plan;
 pub mod rally;

@@ -1,14 +1,18 @@
 //! A scenario compiled for play: the scenario, each unit's precomputation for the commands it
-//! may take (defined beside each command: [`rally::Prepared`], [`shoot::Prepared`]), an
-//! engagement's ([`engagement::Prepared`]), and the metric layout the engine gathers. The driver that plays it is [`super::trial`].
+//! may take (defined beside each command, in `rally/prepared.rs` and `shoot/prepared.rs`), an
+//! engagement's (`engagement/prepared.rs`), and the metric layout the engine gathers. The
+//! precomputations read only the scenario, so the plan depends on them and not on the rules
+//! that use it; the driver that plays the plan is [`super::trial`].
 //!
 //! Everything that does not depend on the dice is worked out once here or lazily on first use
 //! (behind `OnceLock`, which every worker thread shares and which always computes the same
 //! value, so laziness cannot change results).
 
+use super::engagement::prepared as engagement;
 use super::geometry::Point;
 use super::metrics::{StepMetrics, UnitMetrics};
-use super::{engagement, rally, shoot};
+use super::rally::prepared as rally;
+use super::shoot::prepared as shoot;
 use crate::engine::MetricName;
 use crate::scenario::{Engagement, Scenario, Step};
 

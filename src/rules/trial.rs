@@ -6,7 +6,7 @@
 use super::commands::{self, Ineligible, Resolved};
 use super::metrics::{StepMetrics, UnitMetrics};
 use super::plan::Plan;
-use super::world::{UnitState, World};
+use super::world::World;
 use crate::engine::{Draws, MetricName, Trial};
 
 impl Trial for Plan {
@@ -63,7 +63,7 @@ impl Trial for Plan {
             .iter()
             .zip(unit_out.chunks_exact_mut(UnitMetrics::LEN))
         {
-            unit_metrics(unit).write(slot);
+            unit.metrics().write(slot);
         }
     }
 }
@@ -78,15 +78,5 @@ fn step_metrics(declared: Result<Resolved, Ineligible>) -> StepMetrics {
         fizzled: i64::from(r.fizzled),
         ineligible,
         responses: i64::from(r.responses),
-    }
-}
-
-pub(super) fn unit_metrics(u: &UnitState) -> UnitMetrics {
-    UnitMetrics {
-        alive: i64::from(u.alive),
-        restored: i64::from(u.restored),
-        lost: i64::from(u.lost),
-        damage_taken: i64::from(u.damage_taken),
-        destroyed: i64::from(u.alive == 0),
     }
 }

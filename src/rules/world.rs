@@ -11,6 +11,7 @@
 //! unlisted models or change them unnoticed.
 
 use super::geometry::{edge_distance, Point};
+use super::metrics::UnitMetrics;
 use super::placement::Base;
 use super::plan::Plan;
 
@@ -64,6 +65,19 @@ pub struct UnitState {
     pub token: bool,
     /// Declared Defend in the window of the command now resolving.
     pub defending: bool,
+}
+
+impl UnitState {
+    /// The unit's metrics row, as a trial reports it at its end.
+    pub fn metrics(&self) -> UnitMetrics {
+        UnitMetrics {
+            alive: i64::from(self.alive),
+            restored: i64::from(self.restored),
+            lost: i64::from(self.lost),
+            damage_taken: i64::from(self.damage_taken),
+            destroyed: i64::from(self.alive == 0),
+        }
+    }
 }
 
 /// A trial's state; also the engine's per-worker scratch, reused across trials.

@@ -7,6 +7,10 @@
 //! are declared through [`commands::declare`], exactly as steps are, so tokens, restrictions,
 //! response windows and Call of the Masters behave the same.
 
+pub(crate) mod prepared;
+
+pub use prepared::{metric_names, Prepared};
+
 use super::commands;
 use super::condition::Situation;
 use super::geometry::within;
@@ -15,91 +19,7 @@ use super::plan::Plan;
 use super::shoot;
 use super::world::World;
 use crate::engine::Draws;
-use crate::scenario::{Command, Engagement, First, Unit, Until};
-
-/// The metrics of an engagement arm, in the order a trial writes them: each unit's row, each
-/// side's row (`<side>.won`), `engagement.rounds`, then per unit `<unit>.declared.<command>`
-/// for each command some order of the unit names.
-pub fn metric_names(units: &[Unit], engagement: &Engagement) -> Vec<String> {
-    let mut names = Vec::new();
-    for u in units {
-        for m in UnitMetrics::NAMES {
-            names.push(format!("{}.{m}", u.id));
-        }
-    }
-    for side in &engagement.sides {
-        for m in SideMetrics::NAMES {
-            names.push(format!("{side}.{m}"));
-        }
-    }
-    for m in EngagementMetrics::NAMES {
-        names.push(format!("engagement.{m}"));
-    }
-    for (u, commands) in units.iter().zip(declared_commands(engagement)) {
-        for c in commands {
-            names.push(format!("{}.declared.{}", u.id, c.name()));
-        }
-    }
-    names
-}
-
-/// Per unit, the commands its orders name, in [`Command::ALL`] order.
-fn declared_commands(engagement: &Engagement) -> Vec<Vec<Command>> {
-    engagement
-        .orders
-        .iter()
-        .map(|orders| {
-            Command::ALL
-                .into_iter()
-                .filter(|c| orders.iter().any(|o| o.order.command() == *c))
-                .collect()
-        })
-        .collect()
-}
-
-/// An engagement's precomputation.
-pub struct Prepared {
-    /// Per side, its units in file order: the order it activates them.
-    side_units: Vec<Vec<usize>>,
-    /// Per unit and [`Command::index`], the slot (from the arm's first metric) counting its
-    /// declarations, for the commands that have one.
-    declared: Vec<[Option<usize>; 3]>,
-    /// Slot of the first side's row, and of the engagement's row.
-    sides_at: usize,
-    engagement_at: usize,
-    /// How many metrics the arm has.
-    len: usize,
-}
-
-impl Prepared {
-    pub fn new(units: &[Unit], engagement: &Engagement) -> Prepared {
-        let mut side_units = vec![Vec::new(); engagement.sides.len()];
-        for (u, &s) in engagement.side_of.iter().enumerate() {
-            side_units[s].push(u);
-        }
-        let sides_at = units.len() * UnitMetrics::LEN;
-        let engagement_at = sides_at + engagement.sides.len() * SideMetrics::LEN;
-        let mut slot = engagement_at + EngagementMetrics::LEN;
-        let declared = declared_commands(engagement)
-            .into_iter()
-            .map(|commands| {
-                let mut slots = [None; 3];
-                for c in commands {
-                    slots[c.index()] = Some(slot);
-                    slot += 1;
-                }
-                slots
-            })
-            .collect();
-        Prepared {
-            side_units,
-            declared,
-            sides_at,
-            engagement_at,
-            len: slot,
-        }
-    }
-}
+use crate::scenario::{Engagement, First, Until};
 
 /// Plays one engagement from the starting state, writing the arm's metrics into the start of
 /// `out` (laid out as [`metric_names`] lists them).
@@ -162,7 +82,7 @@ pub fn play<'p, D: Draws<'p>>(
         .iter()
         .zip(out[..prepared.sides_at].chunks_exact_mut(UnitMetrics::LEN))
     {
-        super::trial::unit_metrics(state).write(slot);
+        state.metrics().write(slot);
     }
     let on_table =
         |s: usize| (0..units.len()).any(|u| engagement.side_of[u] == s && world.units[u].alive > 0);

@@ -1,0 +1,90 @@
+//! What an engagement works out before any trial: each side's units in activation order, and
+//! where each metric of the arm goes. It reads only the scenario, so the plan can hold it
+//! without depending on the driver that uses it.
+
+use crate::rules::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
+use crate::scenario::{Command, Engagement, Unit};
+
+/// The metrics of an engagement arm, in the order a trial writes them: each unit's row, each
+/// side's row (`<side>.won`), `engagement.rounds`, then per unit `<unit>.declared.<command>`
+/// for each command some order of the unit names.
+pub fn metric_names(units: &[Unit], engagement: &Engagement) -> Vec<String> {
+    let mut names = Vec::new();
+    for u in units {
+        for m in UnitMetrics::NAMES {
+            names.push(format!("{}.{m}", u.id));
+        }
+    }
+    for side in &engagement.sides {
+        for m in SideMetrics::NAMES {
+            names.push(format!("{side}.{m}"));
+        }
+    }
+    for m in EngagementMetrics::NAMES {
+        names.push(format!("engagement.{m}"));
+    }
+    for (u, commands) in units.iter().zip(declared_commands(engagement)) {
+        for c in commands {
+            names.push(format!("{}.declared.{}", u.id, c.name()));
+        }
+    }
+    names
+}
+
+/// Per unit, the commands its orders name, in [`Command::ALL`] order.
+fn declared_commands(engagement: &Engagement) -> Vec<Vec<Command>> {
+    engagement
+        .orders
+        .iter()
+        .map(|orders| {
+            Command::ALL
+                .into_iter()
+                .filter(|c| orders.iter().any(|o| o.order.command() == *c))
+                .collect()
+        })
+        .collect()
+}
+
+/// An engagement's precomputation.
+pub struct Prepared {
+    /// Per side, its units in file order: the order it activates them.
+    pub(super) side_units: Vec<Vec<usize>>,
+    /// Per unit and [`Command::index`], the slot (from the arm's first metric) counting its
+    /// declarations, for the commands that have one.
+    pub(super) declared: Vec<[Option<usize>; 3]>,
+    /// Slot of the first side's row, and of the engagement's row.
+    pub(super) sides_at: usize,
+    pub(super) engagement_at: usize,
+    /// How many metrics the arm has.
+    pub(super) len: usize,
+}
+
+impl Prepared {
+    pub fn new(units: &[Unit], engagement: &Engagement) -> Prepared {
+        let mut side_units = vec![Vec::new(); engagement.sides.len()];
+        for (u, &s) in engagement.side_of.iter().enumerate() {
+            side_units[s].push(u);
+        }
+        let sides_at = units.len() * UnitMetrics::LEN;
+        let engagement_at = sides_at + engagement.sides.len() * SideMetrics::LEN;
+        let mut slot = engagement_at + EngagementMetrics::LEN;
+        let declared = declared_commands(engagement)
+            .into_iter()
+            .map(|commands| {
+                let mut slots = [None; 3];
+                for c in commands {
+                    slots[c.index()] = Some(slot);
+                    slot += 1;
+                }
+                slots
+            })
+            .collect();
+        Prepared {
+            side_units,
+            declared,
+            sides_at,
+            engagement_at,
+            len: slot,
+        }
+    }
+}
