@@ -268,12 +268,33 @@ fn conditions_and_target_rules_agree_with_the_simulator() {
     for m in &r.variants[0].metrics {
         assert_fits(metric(&p, &g, &m.metric), &m.pmf, &m.metric);
     }
-    // The rules were exercised: guns switched to its second order in some trials, and each
-    // of its target rules hit each red unit in some.
+    // The rules were exercised: small was wiped out in some trials, big hit in some.
     assert!(pmf(&r, "small.lost")
         .iter()
         .any(|&(v, p)| v == 2 && p > 0.01));
     assert!(pmf(&r, "big.lost").iter().any(|&(v, p)| v >= 1 && p > 0.01));
+}
+
+#[test]
+fn target_rules_by_hand() {
+    // One round, guns first with three sure hits: weakest takes small's two models; strongest
+    // (guns' first order never holds) takes three of big's four; with big cut to two models,
+    // strongest ties and goes to the nearer, small.
+    let sure = THREE
+        .replace("rounds = 3", "rounds = 1")
+        .replace("first = \"alternate\"", "first = \"blue\"")
+        .replace("hit = \"d6>=3\"", "hit = \"d6>=1\"");
+    let never = sure.replace("alive >= 2", "alive >= 4");
+    let tied = never.replace("size = 4", "size = 2");
+    for (text, small, big, what) in [
+        (&sure, 2, 0, "weakest"),
+        (&never, 0, 3, "strongest"),
+        (&tied, 2, 0, "strongest, tied"),
+    ] {
+        let r = exact_of(text);
+        assert_pmf(&pmf(&r, "small.lost"), &[(small, 1.0)], what);
+        assert_pmf(&pmf(&r, "big.lost"), &[(big, 1.0)], what);
+    }
 }
 
 // ---- refusals where geometry decides ----

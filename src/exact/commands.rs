@@ -2,10 +2,11 @@
 //! state it can lead to with its probability and the step's metrics.
 //!
 //! This restates the rules (README, "Rules choices where the contract is silent") over unit
-//! counts instead of models: eligibility, the response window (Defend, Covering Fire, random
-//! answers), Rally from the starting layout (doubled by Call of the Masters), Shoot with
-//! per-model HP, damage and spill, use 2 fizzling or retargeting, and token and restrictions
-//! applied once. Dice enter only as binomial pmfs of exact per-test probabilities, and as
+//! counts instead of models: eligibility (with the target rules' pick, [`Ctx::eligible`]), the
+//! response window (Defend, Covering Fire, random answers), Rally from the starting layout
+//! (doubled by Call of the Masters), Shoot with per-model HP, damage and spill, use 2
+//! fizzling or retargeting, and token and restrictions applied once ([`Ctx::declare`]). A
+//! step is the two in turn ([`Ctx::step`]); an engagement asks eligibility order by order. Dice enter only as binomial pmfs of exact per-test probabilities, and as
 //! the pmfs of rolled attacks and damage (`Amount::probabilities`): rolled attacks are
 //! convolved over the shooting models, rolled damage is dealt hit by hit.
 

@@ -11,9 +11,13 @@
 //! `commands`, not borrowed from the sampler. From the rules' compiled plan it takes only
 //! deterministic geometry: where a Rally from the starting layout places models.
 //!
-//! It refuses, naming the step and why, whatever it cannot follow exactly: a metric that could
-//! depend on positions the dice chose (see [`geometry`]), Run, card games, and state spaces
-//! over [`MAX_STATES`].
+//! An engagement scenario is played by [`engaged`] instead: the same states and the same
+//! commands, driven by `engagement`, which also carries the round, whose turn it is and the
+//! declarations counted so far, and picks each activated unit's order as the rules do.
+//!
+//! It refuses, naming the step (or the unit and order) and why, whatever it cannot follow
+//! exactly: a metric or an order's condition or target rule that could depend on positions
+//! the dice chose (see [`geometry`]), Run, card games, and state spaces over [`MAX_STATES`].
 
 mod binomial;
 mod commands;
@@ -32,7 +36,8 @@ use std::collections::BTreeMap;
 
 pub use binomial::pmf as binomial_pmf;
 
-/// The most distinct states a programme may hold after any step.
+/// The most distinct states a programme may hold after any step (in an engagement, after
+/// any activation: those still to play and those ended).
 pub const MAX_STATES: usize = 250_000;
 
 /// Why a scenario has no exact distribution.
@@ -44,7 +49,7 @@ pub enum Refusal {
     Order {
         /// As for `Step`.
         at: String,
-        /// "unit `<id>`, order #N (<command> when `<condition>`)", N 1-based as
+        /// "unit `<id>`, order #N (`<command>` when `<condition>`)", N 1-based as
         /// `--set unit.<id>.orders.#N` counts.
         order: String,
         reason: String,
