@@ -589,7 +589,9 @@ impl<'a> Ctx<'a> {
                         for ((s, mut target, fizzled), q) in volleys {
                             if use_ > 0 && !self.target_legal(&s, actor, target)? {
                                 let retarget = if scenario.options.masters_retarget {
-                                    self.pick(&s, actor, Target::Nearest)?
+                                    self.pick(&s, actor, Target::Nearest).map_err(|r| {
+                                        format!("Call of the Masters' retargeting: {r}")
+                                    })?
                                 } else {
                                     None
                                 };
