@@ -2,10 +2,11 @@
 //! state it can lead to with its probability and the step's metrics.
 //!
 //! This restates the rules (README, "Rules choices where the contract is silent") over unit
-//! counts instead of models: eligibility, the response window (Defend, Covering Fire, random
-//! answers), Rally from the starting layout (doubled by Call of the Masters), Shoot with
-//! per-model HP, damage and spill, use 2 fizzling or retargeting, and token and restrictions
-//! applied once. Dice enter only as binomial pmfs of exact per-test probabilities, and as
+//! counts instead of models: eligibility (with the target rules' pick, [`Ctx::eligible`]), the
+//! response window (Defend, Covering Fire, random answers), Rally from the starting layout
+//! (doubled by Call of the Masters), Shoot with per-model HP, damage and spill, use 2
+//! fizzling or retargeting, and token and restrictions applied once ([`Ctx::declare`]). A
+//! step is the two in turn ([`Ctx::step`]); an engagement asks eligibility order by order. Dice enter only as binomial pmfs of exact per-test probabilities, and as
 //! the pmfs of rolled attacks and damage (`Amount::probabilities`): rolled attacks are
 //! convolved over the shooting models, rolled damage is dealt hit by hit.
 
@@ -46,9 +47,28 @@ type Volley = (State, usize, u32);
 
 /// A declarable order the programme follows, with the unit a Shoot aims at.
 #[derive(Clone, Copy)]
-enum Followed {
+pub enum Followed {
     Rally,
     Shoot(usize),
+}
+
+impl Followed {
+    pub fn command(self) -> Command {
+        match self {
+            Followed::Rally => Command::Rally,
+            Followed::Shoot(_) => Command::Shoot,
+        }
+    }
+}
+
+/// The restriction bits a command applies, which are also the ones that bar it (the exact
+/// engine's own table, kept apart from the rules').
+fn restrictions(command: Command) -> u8 {
+    match command {
+        Command::Rally => RALLY,
+        Command::Shoot => SHOOT,
+        Command::Run => RUN,
+    }
 }
 
 /// A step's metrics from its counts.
@@ -117,12 +137,14 @@ impl<'a> Ctx<'a> {
         Ok(s[target].alive > 0 && self.in_range(s, shooter, target)?)
     }
 
-    fn enemy_within_1(&self, s: &State, unit: usize) -> Result<bool, Refused> {
+    /// Some model of an enemy of `unit` within `d` of some model of it; a refusal only when
+    /// no enemy is surely within and some enemy's answer depends on removals.
+    pub fn enemy_within(&self, s: &State, unit: usize, d: f64) -> Result<bool, Refused> {
         let units = &self.scenario().units;
-        let what = format!("whether `{}` has an enemy within 1\"", self.name(unit));
+        let what = format!("whether `{}` has an enemy within {d}\"", self.name(unit));
         let mut undecided = None;
         for e in (0..units.len()).filter(|&e| units[e].side != units[unit].side) {
-            match self.within(s, unit, e, 1.0, &what) {
+            match self.within(s, unit, e, d, &what) {
                 Ok(true) => return Ok(true),
                 Ok(false) => {}
                 Err(r) => undecided = undecided.or(Some(r)),
@@ -131,54 +153,67 @@ impl<'a> Ctx<'a> {
         undecided.map_or(Ok(false), Err)
     }
 
-    /// With `options.masters.retarget`: the nearest enemy unit that can be shot (ties: first
-    /// in file order), when the dice cannot have changed which one that is.
-    fn retarget(&self, s: &State, shooter: usize) -> Result<Option<usize>, Refused> {
+    /// Some enemy unit can be shot by `unit` (models on the table, in range), decided as
+    /// [`Ctx::enemy_within`] is.
+    pub fn enemy_in_range(&self, s: &State, unit: usize) -> Result<bool, Refused> {
         let units = &self.scenario().units;
-        let mut legal = Vec::new();
+        let mut undecided = None;
+        for e in (0..units.len()).filter(|&e| units[e].side != units[unit].side) {
+            match self.target_legal(s, unit, e) {
+                Ok(true) => return Ok(true),
+                Ok(false) => {}
+                Err(r) => undecided = undecided.or(Some(r)),
+            }
+        }
+        undecided.map_or(Ok(false), Err)
+    }
+
+    /// The enemy unit `rule` picks among those `shooter` can shoot: the nearest
+    /// (`Target::Nearest`, and Call of the Masters' retargeting), the one with the fewest
+    /// (`Weakest`) or most (`Strongest`) models, ties to the nearest, then to the first in
+    /// file order. Candidates are compared in file order as the rules do; a distance
+    /// comparison is answered only when removals cannot change it (each unit distance lies
+    /// between the closest and farthest pair of potential positions, and is the closest pair
+    /// when both units stand as placed).
+    fn pick(&self, s: &State, shooter: usize, rule: Target) -> Result<Option<usize>, Refused> {
+        let units = &self.scenario().units;
+        // (rank, distance bounds, unit) of the best so far.
+        let mut best: Option<(u32, (f64, f64), usize)> = None;
         for t in (0..units.len()).filter(|&t| units[t].side != units[shooter].side) {
-            if self.target_legal(s, shooter, t)? {
-                legal.push(t);
+            if !self.target_legal(s, shooter, t)? {
+                continue;
             }
-        }
-        if legal.len() <= 1 {
-            return Ok(legal.first().copied());
-        }
-        // Distance bounds of each candidate over the positions its models may hold; exact
-        // (closest = farthest-free unit distance) when everyone stands as placed.
-        let all_at_start = s[shooter].at_start() && legal.iter().all(|&t| s[t].at_start());
-        let bounds: Vec<(f64, f64)> = legal
-            .iter()
-            .map(|&t| {
-                self.geometry
-                    .bounds(shooter, s[shooter].at_start(), t, s[t].at_start())
-            })
-            .collect();
-        if all_at_start {
-            let mut best: Option<(f64, usize)> = None;
-            for (&t, &(d, _)) in legal.iter().zip(&bounds) {
-                if best.is_none_or(|(b, _)| d < b - EPS) {
-                    best = Some((d, t));
+            let alive = s[t].alive;
+            let rank = match rule {
+                Target::Weakest => alive,
+                Target::Strongest => u32::MAX - alive,
+                Target::Nearest | Target::Unit(_) => 0,
+            };
+            let (at_a, at_t) = (s[shooter].at_start(), s[t].at_start());
+            let (lo, hi) = self.geometry.bounds(shooter, at_a, t, at_t);
+            let d = if at_a && at_t { (lo, lo) } else { (lo, hi) };
+            let better = match best {
+                None => true,
+                Some((r, _, _)) if rank != r => rank < r,
+                // Nearer by more than the slack, whatever models the dice left.
+                Some((_, b, _)) if d.1 < b.0 - EPS => true,
+                Some((_, b, _)) if d.0 >= b.1 - EPS => false,
+                Some((_, _, b)) => {
+                    return Err(format!(
+                        "which of `{}` and `{}` is nearer to `{}` ({}) depends on which \
+                         models were removed or restored",
+                        self.name(b),
+                        self.name(t),
+                        self.name(shooter),
+                        rule_name(rule)
+                    ))
                 }
-            }
-            return Ok(best.map(|(_, t)| t));
-        }
-        // Otherwise a candidate wins for sure when even its farthest pair is nearer than every
-        // other candidate's closest pair.
-        for (i, &t) in legal.iter().enumerate() {
-            if bounds
-                .iter()
-                .enumerate()
-                .all(|(j, &(lo, _))| j == i || bounds[i].1 < lo - EPS)
-            {
-                return Ok(Some(t));
+            };
+            if better {
+                best = Some((rank, d, t));
             }
         }
-        Err(format!(
-            "which unit `{}` retargets (the nearest) depends on which models were removed or \
-             restored",
-            self.name(shooter)
-        ))
+        Ok(best.map(|(_, _, t)| t))
     }
 
     /// Distribution of unsaved hits from `attacks` attacks hitting with `hit`, each hit
@@ -451,6 +486,34 @@ impl<'a> Ctx<'a> {
         Ok(total)
     }
 
+    /// Whether `actor` can declare `order` from `s` (the rules' eligibility: a model alive,
+    /// no token, no barring restriction, Rally's 1" rule, a target in range, a target rule's
+    /// pick); `None` when it cannot.
+    pub fn eligible(
+        &self,
+        s: &State,
+        actor: usize,
+        order: Order,
+    ) -> Result<Option<Followed>, Refused> {
+        let barred = restrictions(order.command());
+        let a = &s[actor];
+        if a.alive == 0 || a.token || a.restrictions & barred != 0 {
+            return Ok(None);
+        }
+        match order {
+            Order::Rally => Ok((!self.enemy_within(s, actor, 1.0)?).then_some(Followed::Rally)),
+            Order::Shoot {
+                target: Target::Unit(t),
+            } => Ok(self
+                .target_legal(s, actor, t)?
+                .then_some(Followed::Shoot(t))),
+            Order::Shoot { target: rule } => Ok(self.pick(s, actor, rule)?.map(Followed::Shoot)),
+            Order::Run { .. } => Err("Run moves units, and the exact engine follows no movement \
+                                      (every later distance would change)"
+                .into()),
+        }
+    }
+
     /// Declares `step` from `s`; calls `emit(probability, next state, step metrics)` for every
     /// outcome (probabilities relative to `s`).
     pub fn step(
@@ -459,39 +522,26 @@ impl<'a> Ctx<'a> {
         step: &Step,
         emit: &mut dyn FnMut(f64, State, StepMetrics),
     ) -> Result<(), Refused> {
-        let actor = step.unit;
-        let scenario = self.scenario();
-        let (applies, barred) = match step.order.command() {
-            Command::Rally => (RALLY, RALLY),
-            Command::Shoot => (SHOOT, SHOOT),
-            Command::Run => (RUN, RUN),
-        };
-        let a = &s[actor];
-        let followed = if a.alive == 0 || a.token || a.restrictions & barred != 0 {
-            None
-        } else {
-            match step.order {
-                Order::Rally => (!self.enemy_within_1(s, actor)?).then_some(Followed::Rally),
-                Order::Shoot {
-                    target: Target::Unit(t),
-                } => self
-                    .target_legal(s, actor, t)?
-                    .then_some(Followed::Shoot(t)),
-                // Validation gives target rules only to engagements' orders, refused earlier.
-                Order::Shoot { .. } => {
-                    return Err("the exact engine does not pick targets by a rule".into())
-                }
-                Order::Run { .. } => {
-                    return Err("Run moves units, and the exact engine follows no movement \
-                                (every later distance would change)"
-                        .into())
-                }
+        match self.eligible(s, step.unit, step.order)? {
+            Some(followed) => self.declare(s, step.unit, followed, emit),
+            None => {
+                emit(1.0, s.clone(), metrics(0, 0, 1, 0));
+                Ok(())
             }
-        };
-        let Some(followed) = followed else {
-            emit(1.0, s.clone(), metrics(0, 0, 1, 0));
-            return Ok(());
-        };
+        }
+    }
+
+    /// Resolves an order `actor` can declare (see [`Ctx::eligible`]): its response window,
+    /// its uses, then token and restrictions; calls `emit` as [`Ctx::step`] does.
+    pub fn declare(
+        &mut self,
+        s: &State,
+        actor: usize,
+        followed: Followed,
+        emit: &mut dyn FnMut(f64, State, StepMetrics),
+    ) -> Result<(), Refused> {
+        let scenario = self.scenario();
+        let applies = restrictions(followed.command());
         let target = match followed {
             Followed::Rally => None,
             Followed::Shoot(t) => Some(t),
@@ -539,7 +589,9 @@ impl<'a> Ctx<'a> {
                         for ((s, mut target, fizzled), q) in volleys {
                             if use_ > 0 && !self.target_legal(&s, actor, target)? {
                                 let retarget = if scenario.options.masters_retarget {
-                                    self.retarget(&s, actor)?
+                                    self.pick(&s, actor, Target::Nearest).map_err(|r| {
+                                        format!("Call of the Masters' retargeting: {r}")
+                                    })?
                                 } else {
                                     None
                                 };
@@ -567,6 +619,15 @@ impl<'a> Ctx<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// How a refusal names a target rule.
+fn rule_name(rule: Target) -> &'static str {
+    match rule {
+        Target::Nearest | Target::Unit(_) => "target rule `nearest`",
+        Target::Weakest => "target rule `weakest`, tied",
+        Target::Strongest => "target rule `strongest`, tied",
     }
 }
 

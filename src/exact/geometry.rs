@@ -7,7 +7,9 @@
 //! the other) is answered exactly when both stand at the start; otherwise it is answered only
 //! when every pair of potential positions gives the same answer (all within, or none), since
 //! then no choice of removed or restored models can change it. Otherwise the answer would
-//! depend on which model the dice removed, and the engine refuses.
+//! depend on which model the dice removed, and the engine refuses. Which of two units is
+//! nearer (target rules, retargeting) is answered from [`Geometry::bounds`] likewise: the
+//! unit distance lies between the closest and the farthest pair of potential positions.
 
 use crate::rules::geometry::{edge_distance, Point, EPS};
 use crate::scenario::Scenario;

@@ -11,27 +11,33 @@
 //! `commands`, not borrowed from the sampler. From the rules' compiled plan it takes only
 //! deterministic geometry: where a Rally from the starting layout places models.
 //!
-//! It refuses, naming the step and why, whatever it cannot follow exactly: a metric that could
-//! depend on positions the dice chose (see [`geometry`]), Run, card games, and state spaces
-//! over [`MAX_STATES`].
+//! An engagement scenario is played by [`engaged`] instead: the same states and the same
+//! commands, driven by `engagement`, which also carries the round, whose turn it is and the
+//! declarations counted so far, and picks each activated unit's order as the rules do.
+//!
+//! It refuses, naming the step (or the unit and order) and why, whatever it cannot follow
+//! exactly: a metric or an order's condition or target rule that could depend on positions
+//! the dice chose (see [`geometry`]), Run, card games, and state spaces over [`MAX_STATES`].
 
 mod binomial;
 mod commands;
+mod engagement;
 pub mod geometry;
 mod state;
 pub mod validate;
 
 use crate::output::{ExactMetric, ExactReport, ExactVariant};
-use crate::rules::metrics::{StepMetrics, UnitMetrics};
+use crate::rules::metrics::{EngagementMetrics, SideMetrics, StepMetrics, UnitMetrics};
 use crate::rules::Plan;
-use crate::scenario::{Scenario, ScenarioSet};
+use crate::scenario::{Command, Engagement, Scenario, ScenarioSet};
 use commands::Ctx;
 use state::{add, Dist, State, UnitState};
 use std::collections::BTreeMap;
 
 pub use binomial::pmf as binomial_pmf;
 
-/// The most distinct states a programme may hold after any step.
+/// The most distinct states a programme may hold after any step (in an engagement, after
+/// any activation: those still to play and those ended).
 pub const MAX_STATES: usize = 250_000;
 
 /// Why a scenario has no exact distribution.
@@ -39,8 +45,17 @@ pub const MAX_STATES: usize = 250_000;
 pub enum Refusal {
     #[error("the exact engine does not play card games (their shuffles and orderings are not dice tests); use `rollcall run`")]
     Cards,
-    #[error("the exact engine does not play engagements yet (which order a unit takes depends on the dice of earlier activations); use `rollcall run`")]
-    Engagement,
+    #[error("{at}{order}: {reason}; use `rollcall run` for this scenario")]
+    Order {
+        /// As for `Step`.
+        at: String,
+        /// "unit `<id>`, order #N (`<command>` when `<condition>`)", N 1-based as
+        /// `--set unit.<id>.orders.#N` counts.
+        order: String,
+        reason: String,
+    },
+    #[error("{at}engagement: {reason}; use `rollcall run` for this scenario")]
+    Engagement { at: String, reason: String },
     #[error("{at}step `{step}` ({command}): {reason}; use `rollcall run` for this scenario")]
     Step {
         /// "choice `x`, " and/or "sweep point k=v, ", or empty.
@@ -119,14 +134,7 @@ pub fn choice(plan: &Plan, arm: usize, at: &str) -> Result<Vec<Metric>, Refusal>
     for (i, u) in scenario.units.iter().enumerate() {
         let mut pmfs: [BTreeMap<i64, f64>; UnitMetrics::LEN] = Default::default();
         for (s, &p) in &dist {
-            let x = &s[i];
-            let row = UnitMetrics {
-                alive: i64::from(x.alive),
-                restored: i64::from(x.restored),
-                lost: i64::from(x.lost),
-                damage_taken: i64::from(x.damage_taken),
-                destroyed: i64::from(x.alive == 0),
-            };
+            let row = unit_metrics(&s[i]);
             for (pmf, v) in pmfs.iter_mut().zip(row.values()) {
                 add(pmf, v, p);
             }
@@ -143,6 +151,96 @@ pub fn choice(plan: &Plan, arm: usize, at: &str) -> Result<Vec<Metric>, Refusal>
     Ok(out)
 }
 
+/// The exact distributions of every metric of an engagement scenario, in the order `run`
+/// writes them ([`crate::rules::engagement::metric_names`]). `at` prefixes refusals.
+pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Refusal> {
+    let scenario = plan.scenario();
+    let mut ctx = Ctx::new(plan);
+    let ended = engagement::play(&mut ctx, e).map_err(|why| match why.order {
+        Some((unit, i)) => {
+            let given = &e.orders[unit][i];
+            let when = given
+                .when
+                .as_ref()
+                .map_or(String::new(), |c| format!(" when `{}`", c.text()));
+            Refusal::Order {
+                at: at.to_string(),
+                order: format!(
+                    "unit `{}`, order #{} ({}{when})",
+                    scenario.units[unit].id,
+                    i + 1,
+                    given.order.command().name()
+                ),
+                reason: why.reason,
+            }
+        }
+        None => Refusal::Engagement {
+            at: at.to_string(),
+            reason: why.reason,
+        },
+    })?;
+    // Per unit, the commands some order names: they have a `declared` metric.
+    let named: Vec<Vec<Command>> = e
+        .orders
+        .iter()
+        .map(|orders| {
+            Command::ALL
+                .into_iter()
+                .filter(|c| orders.iter().any(|o| o.order.command() == *c))
+                .collect()
+        })
+        .collect();
+    let names = crate::rules::engagement::metric_names(&scenario.units, e);
+    let mut pmfs: Vec<BTreeMap<i64, f64>> = vec![BTreeMap::new(); names.len()];
+    let mut values = Vec::with_capacity(names.len());
+    for ((s, declared, rounds), &p) in &ended {
+        values.clear();
+        for x in s {
+            values.extend(unit_metrics(x).values());
+        }
+        let on_table: Vec<bool> = (0..e.sides.len())
+            .map(|side| (0..s.len()).any(|u| e.side_of[u] == side && s[u].alive > 0))
+            .collect();
+        let standing = on_table.iter().filter(|&&t| t).count();
+        for &t in &on_table {
+            values.extend(
+                SideMetrics {
+                    won: i64::from(standing == 1 && t),
+                }
+                .values(),
+            );
+        }
+        values.extend(
+            EngagementMetrics {
+                rounds: i64::from(*rounds),
+            }
+            .values(),
+        );
+        for (counts, commands) in declared.iter().zip(&named) {
+            values.extend(commands.iter().map(|c| i64::from(counts[c.index()])));
+        }
+        debug_assert_eq!(values.len(), names.len());
+        for (pmf, &v) in pmfs.iter_mut().zip(&values) {
+            add(pmf, v, p);
+        }
+    }
+    Ok(names
+        .into_iter()
+        .zip(pmfs.into_iter().map(normalised))
+        .collect())
+}
+
+/// A unit's metrics in a final state.
+fn unit_metrics(x: &UnitState) -> UnitMetrics {
+    UnitMetrics {
+        alive: i64::from(x.alive),
+        restored: i64::from(x.restored),
+        lost: i64::from(x.lost),
+        damage_taken: i64::from(x.damage_taken),
+        destroyed: i64::from(x.alive == 0),
+    }
+}
+
 /// The pmf as pairs, divided by its total: rounding over many merged branches leaves the
 /// total within 1e-12 of 1, and dividing makes a single-valued metric exactly certain.
 fn normalised(pmf: BTreeMap<i64, f64>) -> Vec<(i64, f64)> {
@@ -156,12 +254,13 @@ pub fn variant(plan: &Plan, params: &[String], at: &str) -> Result<ExactVariant,
     if scenario.cards.is_some() {
         return Err(Refusal::Cards);
     }
-    if scenario.engagement.is_some() {
-        return Err(Refusal::Engagement);
-    }
     let mut metrics = Vec::new();
     for (arm, c) in scenario.choices.iter().enumerate() {
-        for (metric, pmf) in choice(plan, arm, at)? {
+        let pmfs = match &scenario.engagement {
+            Some(e) => engaged(plan, e, at)?,
+            None => choice(plan, arm, at)?,
+        };
+        for (metric, pmf) in pmfs {
             metrics.push(ExactMetric {
                 choice: c.id.clone(),
                 metric,
@@ -196,9 +295,6 @@ pub fn report(set: &ScenarioSet, plans: &[Option<&Plan>]) -> Result<ExactReport,
     for (i, v) in set.variants.iter().enumerate() {
         if v.scenario.cards.is_some() {
             return Err(Refusal::Cards);
-        }
-        if v.scenario.engagement.is_some() {
-            return Err(Refusal::Engagement);
         }
         let owned;
         let plan = match plans.get(i).copied().flatten() {

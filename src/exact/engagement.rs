@@ -1,0 +1,308 @@
+//! Engagements as a dynamic programme: the driver of `rules::engagement` restated over
+//! distributions of [`Config`]s, each the units' [`State`] plus where the engagement stands
+//! (round, whose turn, per side the next unit to consider, how many sides in a row had none
+//! left) and what its metrics have counted so far (per unit and command, the declarations).
+//!
+//! Which order a unit takes is a function of the state: counts decide `alive`, `missing`,
+//! `size`, `round` and `damaged`; `enemy_within(D)`, `in_range`, the target rules and Rally's
+//! 1" rule are asked of `geometry` through the same `Ctx` the steps use,
+//! and refused where removals could change the answer. Every move of the driver takes a
+//! configuration strictly later in (round, stage, activations begun, idle sides), and the
+//! work list is ordered by that first, so a configuration is expanded only once every path
+//! into it has been merged.
+
+use super::commands::{Ctx, Followed, Refused};
+use super::state::{add, Dist, State, UnitState};
+use super::MAX_STATES;
+use crate::rules::condition::Situation;
+use crate::scenario::{Engagement, First, Until};
+
+/// Why an engagement cannot be computed exactly, with the unit and the index of its order
+/// when one is to blame.
+pub struct Why {
+    pub order: Option<(usize, usize)>,
+    pub reason: Refused,
+}
+
+impl From<Refused> for Why {
+    fn from(reason: Refused) -> Why {
+        Why {
+            order: None,
+            reason,
+        }
+    }
+}
+
+/// Where the engagement stands in a round.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Stage {
+    /// Before round `round`: the `until` check, then the first side.
+    Before,
+    /// In round `round`: `begun` activations so far, `idle` sides in a row with no unit
+    /// left, `turn` the side to move, `cursors` per side the next unit to consider.
+    In {
+        begun: u32,
+        idle: usize,
+        turn: usize,
+        cursors: Vec<usize>,
+    },
+}
+
+/// One configuration of the engagement. Field order is the expansion order (see the module
+/// doc): round first, then stage.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Config {
+    round: u32,
+    stage: Stage,
+    state: State,
+    /// Per unit and `Command::index`, declarations so far.
+    declared: Vec<[u32; 3]>,
+}
+
+/// An engagement over: the units, the declarations and the rounds begun.
+type Ended = (State, Vec<[u32; 3]>, u32);
+
+/// The final distribution of an engagement: per end, its probability.
+pub fn play(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Dist<Ended>, Why> {
+    let scenario = ctx.plan.scenario();
+    let sides = e.sides.len();
+    let mut side_units = vec![Vec::new(); sides];
+    for (u, &side) in e.side_of.iter().enumerate() {
+        side_units[side].push(u);
+    }
+    let sides_on_table = |s: &State| {
+        (0..sides)
+            .filter(|&side| (0..s.len()).any(|u| e.side_of[u] == side && s[u].alive > 0))
+            .count()
+    };
+    let ends = |s: &State| e.until == Until::Destroyed && sides_on_table(s) <= 1;
+    let start = Config {
+        round: 1,
+        stage: Stage::Before,
+        state: scenario
+            .units
+            .iter()
+            .map(|u| UnitState::starting(u.alive()))
+            .collect(),
+        declared: vec![[0; 3]; scenario.units.len()],
+    };
+    let mut work: Dist<Config> = Dist::new();
+    add(&mut work, start, 1.0);
+    let mut ended: Dist<Ended> = Dist::new();
+    while let Some((c, p)) = work.pop_first() {
+        let Config {
+            round,
+            stage,
+            mut state,
+            mut declared,
+        } = c;
+        match stage {
+            Stage::Before => {
+                if round > e.rounds || ends(&state) {
+                    add(&mut ended, (state, declared, round - 1), p);
+                    continue;
+                }
+                // Tokens and restrictions last until the end of the round.
+                for u in &mut state {
+                    u.restrictions = 0;
+                    u.token = false;
+                }
+                let firsts: Vec<(usize, f64)> = match e.first {
+                    First::Side(side) => vec![(side, 1.0)],
+                    First::Alternate => vec![((round as usize - 1) % sides, 1.0)],
+                    First::Random => (0..sides).map(|side| (side, 1.0 / sides as f64)).collect(),
+                };
+                for (turn, q) in firsts {
+                    let c = Config {
+                        round,
+                        stage: Stage::In {
+                            begun: 0,
+                            idle: 0,
+                            turn,
+                            cursors: vec![0; sides],
+                        },
+                        state: state.clone(),
+                        declared: declared.clone(),
+                    };
+                    add(&mut work, c, p * q);
+                }
+            }
+            Stage::In {
+                begun,
+                idle,
+                turn,
+                mut cursors,
+            } => {
+                let units = &side_units[turn];
+                let mut next = cursors[turn];
+                while next < units.len() && state[units[next]].alive == 0 {
+                    next += 1;
+                }
+                let later = (turn + 1) % sides;
+                if next >= units.len() {
+                    cursors[turn] = next;
+                    let stage = if idle + 1 < sides {
+                        Stage::In {
+                            begun,
+                            idle: idle + 1,
+                            turn: later,
+                            cursors,
+                        }
+                    } else {
+                        // No side has a unit left: the round is over.
+                        add(
+                            &mut work,
+                            Config {
+                                round: round + 1,
+                                stage: Stage::Before,
+                                state,
+                                declared,
+                            },
+                            p,
+                        );
+                        continue;
+                    };
+                    add(
+                        &mut work,
+                        Config {
+                            round,
+                            stage,
+                            state,
+                            declared,
+                        },
+                        p,
+                    );
+                    continue;
+                }
+                cursors[turn] = next + 1;
+                let unit = units[next];
+                let mut outcomes: Dist<State> = Dist::new();
+                match choose(ctx, e, &state, unit, round)? {
+                    Some((i, followed)) => {
+                        declared[unit][followed.command().index()] += 1;
+                        ctx.declare(&state, unit, followed, &mut |q, s, _| {
+                            add(&mut outcomes, s, q)
+                        })
+                        .map_err(|reason| Why {
+                            order: Some((unit, i)),
+                            reason,
+                        })?;
+                    }
+                    None => add(&mut outcomes, state, 1.0),
+                }
+                for (s, q) in outcomes {
+                    if ends(&s) {
+                        add(&mut ended, (s, declared.clone(), round), p * q);
+                        continue;
+                    }
+                    let c = Config {
+                        round,
+                        stage: Stage::In {
+                            begun: begun + 1,
+                            idle: 0,
+                            turn: later,
+                            cursors: cursors.clone(),
+                        },
+                        state: s,
+                        declared: declared.clone(),
+                    };
+                    add(&mut work, c, p * q);
+                }
+                if work.len() + ended.len() > MAX_STATES {
+                    return Err(format!(
+                        "the dynamic programme holds {} distinct configurations, over the limit \
+                         of {MAX_STATES}",
+                        work.len() + ended.len()
+                    )
+                    .into());
+                }
+            }
+        }
+    }
+    Ok(ended)
+}
+
+/// The order `unit` takes from `s` in round `round`: the first whose condition holds and
+/// which can be declared, by its index, with what it aims at; `None` when none applies.
+fn choose(
+    ctx: &Ctx<'_>,
+    e: &Engagement,
+    s: &State,
+    unit: usize,
+    round: u32,
+) -> Result<Option<(usize, Followed)>, Why> {
+    for (i, given) in e.orders[unit].iter().enumerate() {
+        let refuse = |reason: Refused| Why {
+            order: Some((unit, i)),
+            reason,
+        };
+        if let Some(when) = &given.when {
+            let mut situation = Exact {
+                ctx,
+                s,
+                unit,
+                round,
+                refused: None,
+            };
+            let holds = when.holds(&mut situation);
+            if let Some(reason) = situation.refused {
+                return Err(refuse(reason));
+            }
+            if !holds {
+                continue;
+            }
+        }
+        if let Some(followed) = ctx.eligible(s, unit, given.order).map_err(refuse)? {
+            return Ok(Some((i, followed)));
+        }
+    }
+    Ok(None)
+}
+
+/// What a condition sees in the programme: the activated unit in one state. A geometric
+/// question that removals could answer either way records why and answers `false`; the
+/// caller then refuses (later questions are still asked, but their answers are not used).
+struct Exact<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    s: &'c State,
+    unit: usize,
+    round: u32,
+    refused: Option<Refused>,
+}
+
+impl Exact<'_, '_> {
+    fn decided(&mut self, answer: Result<bool, Refused>) -> bool {
+        answer.unwrap_or_else(|reason| {
+            self.refused.get_or_insert(reason);
+            false
+        })
+    }
+}
+
+impl Situation for Exact<'_, '_> {
+    fn alive(&mut self) -> u32 {
+        self.s[self.unit].alive
+    }
+
+    fn size(&mut self) -> u32 {
+        self.ctx.plan.scenario().units[self.unit].size
+    }
+
+    fn round(&mut self) -> u32 {
+        self.round
+    }
+
+    fn damaged(&mut self) -> u32 {
+        self.s[self.unit].wound
+    }
+
+    fn enemy_within(&mut self, inches: f64) -> bool {
+        let answer = self.ctx.enemy_within(self.s, self.unit, inches);
+        self.decided(answer)
+    }
+
+    fn in_range(&mut self) -> bool {
+        let answer = self.ctx.enemy_in_range(self.s, self.unit);
+        self.decided(answer)
+    }
+}
