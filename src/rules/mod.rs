@@ -40,9 +40,10 @@
 //! - `src/rules/plan.rs`: a field of `UnitPlan` for its precomputation, if it has one, built
 //!   in `Plan::compile`.
 //! - `src/rules/mod.rs`: the `mod` line.
-//! - `src/exact/commands.rs` (compiler-pointed, `Ctx::step`): the restrictions it applies
-//!   (the exact engine's own bits, `src/exact/state.rs`), and its restatement over counts (a
-//!   `Followed` variant) or a refusal saying why the exact engine cannot follow it.
+//! - `src/exact/commands.rs` (compiler-pointed): `restrictions` (the restrictions it applies,
+//!   in the exact engine's own bits, `src/exact/state.rs`), and in `Ctx::eligible` and
+//!   `Ctx::declare` its restatement over counts (a `Followed` variant) or a refusal saying
+//!   why the exact engine cannot follow it.
 //! - The README (its step keys in "A scenario file", its rules in "Rules choices where the
 //!   rules are silent"), and tests in `tests/commands.rs` (and `tests/exact.rs`).
 
