@@ -39,6 +39,7 @@
 
 pub mod commands;
 pub mod condition;
+pub mod designs;
 pub mod engagement;
 pub mod geometry;
 pub mod metrics;
@@ -52,5 +53,6 @@ pub mod tables;
 pub mod trial;
 pub mod world;
 
+pub use designs::Designs;
 pub use plan::Plan;
 pub use world::World;
