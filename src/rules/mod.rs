@@ -10,6 +10,8 @@
 //! it cannot be declared; [`metrics`] names what a trial reports. An `[engagement]` gives units
 //! orders instead of steps: [`engagement`] plays its rounds, each activated unit declaring the
 //! first of its orders whose [`condition`] holds and which [`commands::declare`] accepts.
+//! [`Designs`] plays `[[choice]]`s with `set` (each arm a scenario of its own, compiled to its
+//! own plan) as the arms of one trial.
 //!
 //! Adding a command (say Charge) takes one new file, `src/rules/charge.rs`, with its rule (a
 //! `resolve` over the plan, the world and the draws) and, if it needs one, its precomputation,
