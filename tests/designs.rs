@@ -459,3 +459,102 @@ fn a_seed_flag_and_a_swept_seed_are_refused_together() {
         &["--seed", "5", "--trials", "1000"],
     );
 }
+
+#[test]
+fn step_lists_as_designs_give_the_tables_of_step_lists_as_choices() {
+    // The same two step lists, once as choices of one scenario and once as designs (an empty
+    // `set` makes every choice a scenario of its own): the tables agree byte for byte.
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/defend-vs-rally.toml"),
+    )
+    .unwrap();
+    let designs = text.replace("id = \"rally\"\n", "id = \"rally\"\nset = {}\n");
+    assert_ne!(designs, text);
+    let args = ["--trials", "200000"];
+    let a = run(tmp.path(), "choices", &text, &args);
+    let b = run(tmp.path(), "designs", &designs, &args);
+    for name in ["summary.csv", "distribution.csv", "compare.csv"] {
+        assert_eq!(
+            std::fs::read(a.join(name)).unwrap(),
+            std::fs::read(b.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_fast_paths_give_the_general_paths_histograms_for_designs() {
+    use rollcall::engine::{self, Monitor, RunSpec, Shard};
+    use rollcall::rules::Designs;
+    for file in ["configs/orders-duel.toml", "configs/design-duel.toml"] {
+        let set = rollcall::scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file), &[])
+            .unwrap();
+        let arms = &set.variants[0].designs;
+        assert_eq!(arms.len(), 2, "{file}");
+        let spec = RunSpec {
+            trials: 100_000,
+            seed: 5,
+            threads: 1,
+            shard: Shard::WHOLE,
+            precision: None,
+        };
+        let fast = engine::run(&Designs::compile(arms), &spec, &Monitor::default()).unwrap();
+        let general = Designs::compile(arms).force_general_path();
+        let general = engine::run(&general, &spec, &Monitor::default()).unwrap();
+        assert_eq!(
+            format!("{:?}", fast.gathered.metrics),
+            format!("{:?}", general.gathered.metrics),
+            "{file}"
+        );
+        assert_eq!(
+            format!("{:?}", fast.gathered.differences),
+            format!("{:?}", general.gathered.differences),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn set_choices_sweep_and_conflict_with_swept_keys() {
+    let tmp = tempfile::tempdir().unwrap();
+    let choices = r#"
+[[choice]]
+id = "four"
+set = {}
+[[choice]]
+id = "five"
+set = { "unit.w.resolve" = "d6>=5" }
+[sweep]
+"unit.w.alive" = [5, 8]
+"#;
+    let out = run(
+        tmp.path(),
+        "swept",
+        &rally(5, choices),
+        &["--trials", "100000"],
+    );
+    let compare = csv(&out.join("compare.csv"));
+    // 10 - alive models are missing: the paired difference is (10 - alive)(1/2 - 1/3).
+    for (alive, missing) in [("5", 5.0), ("8", 2.0)] {
+        let r = compare
+            .iter()
+            .find(|r| r["unit.w.alive"] == alive && r["metric"] == "w.restored")
+            .unwrap();
+        let truth = missing * (0.5 - 1.0 / 3.0);
+        let half = (num(r, "ci95_high") - num(r, "ci95_low")) / 2.0;
+        // The half-width is 1.96 standard errors: within 5 standard errors.
+        assert!(
+            (num(r, "mean_diff") - truth).abs() < 5.0 / 1.96 * half,
+            "{r:?}"
+        );
+    }
+    refused(
+        &rally(
+            5,
+            "[[choice]]\nid = \"a\"\nset = { \"unit.w.alive\" = 3 }\n[sweep]\n\"unit.w.alive\" = [4, 5]\n",
+        ),
+        &[],
+        &["choice.a.set.\"unit.w.alive\"", "also set by"],
+    );
+}

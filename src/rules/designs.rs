@@ -42,6 +42,17 @@ impl Designs {
         }
     }
 
+    /// Disables every arm's precomputed fast paths (for tests that check them against the
+    /// general path).
+    pub fn force_general_path(mut self) -> Designs {
+        self.plans = self
+            .plans
+            .into_iter()
+            .map(Plan::force_general_path)
+            .collect();
+        self
+    }
+
     /// The arms' plans, in choice order.
     pub fn plans(&self) -> &[Plan] {
         &self.plans
