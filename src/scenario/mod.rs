@@ -178,8 +178,9 @@ pub struct Step {
     pub order: Order,
 }
 
-/// A sequence of steps played in every trial. A scenario without `[[choice]]` has one
-/// choice with an empty id.
+/// A sequence of steps played in every trial (none in an engagement). A scenario without
+/// `[[choice]]` has one choice with an empty id; each arm of a file with `set` choices
+/// ([`Variant::designs`]) has one choice, named by the choice's id.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Choice {
     pub id: String,
