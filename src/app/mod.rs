@@ -4,11 +4,12 @@
 use crate::cards::CardPlan;
 use crate::engine::{self, Gathered, Monitor, RunSpec, Shard, Trial, CHUNK_SIZE};
 use crate::exact::Refusal;
+use crate::output::ExactReport;
 use crate::output::{
     self, partial, Comparison, MetricReport, Report, RunMeta, Tables, VariantReport,
 };
-use crate::rules::Plan;
-use crate::scenario::{self, Scenario, ScenarioError, ScenarioSet, Setting};
+use crate::rules::{Designs, Plan};
+use crate::scenario::{self, Scenario, ScenarioError, ScenarioSet, Setting, Variant};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -105,9 +106,11 @@ pub fn scenario_files(files: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     Ok(found)
 }
 
-/// A scenario compiled for the engine: a battle of units and commands, or a card game.
+/// A sweep point compiled for the engine: a battle of units and commands, design arms (one
+/// battle per `set` choice, on the same random numbers), or a card game.
 pub enum Compiled {
     Battle(Box<Plan>),
+    Designs(Box<Designs>),
     Cards(Box<CardPlan>),
 }
 
@@ -116,6 +119,15 @@ impl Compiled {
         match &scenario.cards {
             Some(game) => Compiled::Cards(Box::new(CardPlan::compile(game))),
             None => Compiled::Battle(Box::new(Plan::compile(scenario))),
+        }
+    }
+
+    /// Compiles a sweep point: its design arms when it has them, else its scenario.
+    pub fn compile_variant(variant: &Variant) -> Compiled {
+        if variant.designs.is_empty() {
+            Compiled::compile(&variant.scenario)
+        } else {
+            Compiled::Designs(Box::new(Designs::compile(&variant.designs)))
         }
     }
 
@@ -139,6 +151,7 @@ impl Compiled {
         }
         match self {
             Compiled::Battle(plan) => go(plan.as_ref(), params, spec, monitor),
+            Compiled::Designs(designs) => go(designs.as_ref(), params, spec, monitor),
             Compiled::Cards(plan) => go(plan.as_ref(), params, spec, monitor),
         }
     }
@@ -147,11 +160,7 @@ impl Compiled {
 /// Loads and compiles a file: every check a run would make before playing anything.
 pub fn prepare(path: &Path, settings: &[Setting]) -> Result<(ScenarioSet, Vec<Compiled>), Error> {
     let set = scenario::load(path, settings)?;
-    let plans = set
-        .variants
-        .iter()
-        .map(|v| Compiled::compile(&v.scenario))
-        .collect();
+    let plans = set.variants.iter().map(Compiled::compile_variant).collect();
     Ok((set, plans))
 }
 
@@ -161,13 +170,19 @@ pub fn check(files: &[PathBuf]) -> Result<Vec<String>, Error> {
         .iter()
         .map(|f| {
             let (set, _) = prepare(f, &[])?;
-            let s = &set.variants[0].scenario;
+            let v = &set.variants[0];
+            let s = &v.scenario;
             let what = match &s.cards {
                 Some(game) => format!(
                     "card game of {} cards, {} turn(s) of {} card(s) a side",
                     game.cards().len(),
                     game.turns(),
                     game.cards_per_turn()
+                ),
+                None if !v.designs.is_empty() => format!(
+                    "{} unit(s), {} design choice(s)",
+                    s.units.len(),
+                    v.designs.len()
                 ),
                 None => format!("{} unit(s), {} choice(s)", s.units.len(), s.choices.len()),
             };
@@ -179,6 +194,62 @@ pub fn check(files: &[PathBuf]) -> Result<Vec<String>, Error> {
             ))
         })
         .collect()
+}
+
+/// The exact report of a loaded file; `plans[i]` is sweep point i compiled, when the caller
+/// has it. A point with design arms is computed arm by arm, each arm's scenario on its own,
+/// so a refusal names the arm's choice; other files go to the exact engine whole.
+fn exact_report(set: &ScenarioSet, plans: &[Compiled]) -> Result<ExactReport, Refusal> {
+    if set.variants.iter().all(|v| v.designs.is_empty()) {
+        let battle: Vec<Option<&Plan>> = plans
+            .iter()
+            .map(|p| match p {
+                Compiled::Battle(plan) => Some(plan.as_ref()),
+                _ => None,
+            })
+            .collect();
+        return crate::exact::report(set, &battle);
+    }
+    let mut variants = Vec::with_capacity(set.variants.len());
+    for (i, v) in set.variants.iter().enumerate() {
+        let at = sweep_point(set, &v.params);
+        let owned;
+        let arms: &[Plan] = match plans.get(i) {
+            Some(Compiled::Designs(d)) => d.plans(),
+            _ => {
+                owned = v.arms().iter().map(Plan::compile).collect::<Vec<_>>();
+                &owned
+            }
+        };
+        let mut metrics = Vec::new();
+        for plan in arms {
+            metrics.extend(crate::exact::variant(plan, &v.params, &at)?.metrics);
+        }
+        variants.push(crate::output::ExactVariant {
+            params: v.params.clone(),
+            metrics,
+        });
+    }
+    Ok(ExactReport {
+        scenario: set.name.clone(),
+        param_names: set.param_names.clone(),
+        variants,
+    })
+}
+
+/// "sweep point k=v k2=v2, " for refusals (empty without a sweep), as the exact engine words
+/// it.
+fn sweep_point(set: &ScenarioSet, params: &[String]) -> String {
+    if params.is_empty() {
+        return String::new();
+    }
+    let pairs: Vec<String> = set
+        .param_names
+        .iter()
+        .zip(params)
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!("sweep point {}, ", pairs.join(" "))
 }
 
 /// Writes a simulated run's tables (plus a card game's orderings.csv) and run.json; returns

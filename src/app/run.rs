@@ -200,14 +200,7 @@ fn validate(
     dir: &Path,
     log: &mut dyn FnMut(Note<'_>),
 ) -> Result<Status, Error> {
-    let battle: Vec<Option<&Plan>> = plans
-        .iter()
-        .map(|p| match p {
-            Compiled::Battle(plan) => Some(plan.as_ref()),
-            Compiled::Cards(_) => None,
-        })
-        .collect();
-    let exact = match crate::exact::report(set, &battle) {
+    let exact = match exact_report(set, plans) {
         Ok(exact) => exact,
         Err(refusal) => {
             log(Note::Info(&format!(

@@ -10,6 +10,8 @@
 //! it cannot be declared; [`metrics`] names what a trial reports. An `[engagement]` gives units
 //! orders instead of steps: [`engagement`] plays its rounds, each activated unit declaring the
 //! first of its orders whose [`condition`] holds and which [`commands::declare`] accepts.
+//! [`Designs`] plays `[[choice]]`s with `set` (each arm a scenario of its own, compiled to its
+//! own plan) as the arms of one trial.
 //!
 //! The files depend on each other in one direction, so each can be read from those below it:
 //! `geometry`, `placement`, `tables`, `metrics`, `outcome` and `condition` depend on no rule;
@@ -49,6 +51,7 @@
 
 pub mod commands;
 pub mod condition;
+pub mod designs;
 pub mod engagement;
 pub mod geometry;
 pub mod metrics;
@@ -63,5 +66,6 @@ pub mod tables;
 pub mod trial;
 pub mod world;
 
+pub use designs::Designs;
 pub use plan::Plan;
 pub use world::World;

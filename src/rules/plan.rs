@@ -42,6 +42,23 @@ pub struct Plan {
     force_general: bool,
 }
 
+/// The metric pairs `compare.csv` reports: for every two arms a < b, each metric of arm a with
+/// the metric of arm b of the same name, where b has one. A metric only one arm has (a step of
+/// one choice, a unit one design adds) is not compared.
+pub(super) fn pairs_by_name(metrics: &[MetricName], arms: usize) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for a in 0..arms {
+        for b in a + 1..arms {
+            for (i, m) in metrics.iter().enumerate().filter(|(_, m)| m.arm == a) {
+                if let Some(j) = metrics.iter().position(|n| n.arm == b && n.name == m.name) {
+                    pairs.push((i, j));
+                }
+            }
+        }
+    }
+    pairs
+}
+
 impl Plan {
     /// Every validated scenario compiles: validation is where refusals live.
     pub fn compile(scenario: &Scenario) -> Plan {
@@ -83,16 +100,7 @@ impl Plan {
                 }
             }
         }
-        let mut pairs = Vec::new();
-        for a in 0..arms.len() {
-            for b in a + 1..arms.len() {
-                for (i, m) in metrics.iter().enumerate().filter(|(_, m)| m.arm == a) {
-                    if let Some(j) = metrics.iter().position(|n| n.arm == b && n.name == m.name) {
-                        pairs.push((i, j));
-                    }
-                }
-            }
-        }
+        let pairs = pairs_by_name(&metrics, arms.len());
         Plan {
             scenario: scenario.clone(),
             units,

@@ -40,8 +40,9 @@ pub(super) fn engagement(
     if !raw.choice.is_empty() {
         return Err(ctx.invalid(
             "choice",
-            "[[choice]] is not supported in an [engagement] yet (choices that change settings \
-             per arm are planned); compare engagements with [sweep] or separate files",
+            "a [[choice]] with `steps` is not supported in an [engagement] yet: there is no \
+             step list for it to replace, the units' `orders` decide what they do; give each \
+             choice a `set` of overrides instead, e.g. set = { \"unit.<id>.orders\" = [...] }",
         ));
     }
     if raw.cards.is_some() {

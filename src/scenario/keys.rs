@@ -91,7 +91,12 @@ const STEP: &[Key] = &[
     ("toward", Value),
 ];
 
-const CHOICE: &[Key] = &[("id", Value), ("steps", ById(STEP, Some("step")))];
+/// `set` keys are key paths, checked when applied, like `[sweep]` keys.
+const CHOICE: &[Key] = &[
+    ("id", Value),
+    ("steps", ById(STEP, Some("step"))),
+    ("set", Any),
+];
 
 /// The whole file. `[sweep]` keys are key paths, checked when applied; the `[cards]` keys are
 /// the card loader's.

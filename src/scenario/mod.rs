@@ -5,6 +5,7 @@
 //! points are applied to the TOML value tree before validation, so an override is checked
 //! exactly like a key written in the file.
 
+mod designs;
 mod engagement;
 mod error;
 mod keys;
@@ -177,8 +178,9 @@ pub struct Step {
     pub order: Order,
 }
 
-/// A sequence of steps played in every trial. A scenario without `[[choice]]` has one
-/// choice with an empty id.
+/// A sequence of steps played in every trial (none in an engagement). A scenario without
+/// `[[choice]]` has one choice with an empty id; each arm of a file with `set` choices
+/// ([`Variant::designs`]) has one choice, named by the choice's id.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Choice {
     pub id: String,
@@ -254,7 +256,24 @@ pub struct Scenario {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Variant {
     pub params: Vec<String>,
+    /// The scenario there; in a file with `set` choices, the first arm's (see `designs`).
     pub scenario: Scenario,
+    /// In a file whose `[[choice]]`s carry `set`: one scenario per choice, in file order, each
+    /// with one choice named by the choice's id (the file's steps or engagement, with the
+    /// choice's overrides applied). Empty otherwise: then the choices are step lists of
+    /// `scenario`.
+    pub designs: Vec<Scenario>,
+}
+
+impl Variant {
+    /// The scenarios this point plays, one per arm: the designs, or the one scenario.
+    pub fn arms(&self) -> &[Scenario] {
+        if self.designs.is_empty() {
+            std::slice::from_ref(&self.scenario)
+        } else {
+            &self.designs
+        }
+    }
 }
 
 /// A loaded scenario file: all its sweep points (one when there is no `[sweep]`).
@@ -315,6 +334,30 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
             setting,
             problem,
         })?;
+    // A key set twice would be silently replaced by the later source; refuse it instead.
+    let swept: Vec<Vec<String>> = grid.points[0].iter().map(|s| s.path.clone()).collect();
+    if let Some((setting, key)) = settings.iter().find_map(|s| {
+        swept
+            .iter()
+            .find(|p| designs::overlap(p, &s.path))
+            .map(|p| (s, p))
+    }) {
+        return Err(ScenarioError::Override {
+            file: file.to_string(),
+            setting: setting.to_string(),
+            problem: format!(
+                "[sweep] also sets \"{}\", and each sweep point would replace this value; \
+                 remove the key from [sweep] or drop the setting (--seed and --trials set \
+                 scenario.seed and scenario.trials)",
+                key.join(".")
+            ),
+        });
+    }
+    let taken: Vec<Vec<String>> = settings
+        .iter()
+        .map(|s| s.path.clone())
+        .chain(swept)
+        .collect();
     let ctx = error::Context {
         file: file.to_string(),
     };
@@ -328,17 +371,28 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
                 problem,
             })?;
         }
-        let raw: RawFile = match toml::Value::Table(value).try_into() {
+        let raw: RawFile = match toml::Value::Table(value.clone()).try_into() {
             Ok(raw) => raw,
             Err(e) => {
                 let applied: Vec<&Setting> = settings.iter().chain(point).collect();
                 return Err(override_type_error(file, &written, &applied, &e));
             }
         };
+        let params = point.iter().map(|s| s.value_text()).collect();
+        if designs::has_sets(&value) {
+            let designs = designs::arms(&ctx, &value, &raw, &taken)?;
+            variants.push(Variant {
+                params,
+                scenario: designs[0].clone(),
+                designs,
+            });
+            continue;
+        }
         let scenario = validate::scenario(&ctx, raw)?;
         variants.push(Variant {
-            params: point.iter().map(|s| s.value_text()).collect(),
+            params,
             scenario,
+            designs: Vec::new(),
         });
     }
     Ok(ScenarioSet {

@@ -48,7 +48,7 @@ pub fn parse_setting(text: &str) -> Result<Setting, String> {
     })
 }
 
-fn split_path(key: &str) -> Result<Vec<String>, String> {
+pub(super) fn split_path(key: &str) -> Result<Vec<String>, String> {
     let path: Vec<String> = key.split('.').map(|s| s.trim().to_string()).collect();
     if path.iter().any(|s| s.is_empty()) {
         return Err(format!(

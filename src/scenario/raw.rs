@@ -179,7 +179,12 @@ pub struct RawStep {
 #[serde(deny_unknown_fields)]
 pub struct RawChoice {
     pub id: String,
+    /// Without it (or empty), the choice plays the file's `[[step]]` list or engagement.
+    #[serde(default)]
     pub steps: Vec<RawStep>,
+    /// Key path -> value, applied to this arm only, as `--set` would; read as a table so its
+    /// keys keep file order.
+    pub set: Option<toml::Table>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -69,7 +69,8 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
     no_overlaps(ctx, &units)?;
     let engagement = super::engagement::engagement(ctx, &raw, &units)?;
     let choices = if engagement.is_some() {
-        // The engagement plays in the one arm; per-choice settings are for later.
+        // The engagement plays in the one arm; `set` choices make one scenario per arm
+        // (`super::designs`).
         vec![Choice {
             id: String::new(),
             steps: Vec::new(),
@@ -97,25 +98,15 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
         }]
     } else {
         let mut choices: Vec<Choice> = Vec::new();
-        for c in &raw.choice {
+        for (i, c) in raw.choice.iter().enumerate() {
+            choice_id(ctx, &raw.choice, i)?;
             let key = format!("choice.{}", c.id);
-            if !is_identifier(&c.id) {
-                return Err(ctx.invalid(
-                    format!("{key}.id"),
-                    format!("{} must be letters, digits, '_' or '-'", quoted(&c.id)),
-                ));
-            }
-            if choices.iter().any(|p| p.id == c.id) {
-                return Err(ctx.invalid(
-                    format!("{key}.id"),
-                    format!(
-                        "id {} is used by two choices; ids must be unique",
-                        quoted(&c.id)
-                    ),
-                ));
-            }
             if c.steps.is_empty() {
-                return Err(ctx.invalid(format!("{key}.steps"), "a choice needs at least one step"));
+                return Err(ctx.invalid(
+                    format!("{key}.steps"),
+                    "a choice needs at least one step, or a `set` of overrides to play the \
+                     file's [[step]] list with",
+                ));
             }
             choices.push(Choice {
                 id: c.id.clone(),
@@ -135,6 +126,28 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
         cards,
         engagement,
     })
+}
+
+/// Checks the id of `choices[i]`: a name, and not the id of an earlier choice.
+pub(super) fn choice_id(ctx: &Context, choices: &[RawChoice], i: usize) -> Result<()> {
+    let id = &choices[i].id;
+    let key = format!("choice.{id}.id");
+    if !is_identifier(id) {
+        return Err(ctx.invalid(
+            key,
+            format!("{} must be letters, digits, '_' or '-'", quoted(id)),
+        ));
+    }
+    if choices[..i].iter().any(|p| p.id == *id) {
+        return Err(ctx.invalid(
+            key,
+            format!(
+                "id {} is used by two choices; ids must be unique",
+                quoted(id)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn name(ctx: &Context, name: &str) -> Result<String> {
