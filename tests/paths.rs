@@ -1,7 +1,7 @@
 //! The engine's shortcuts against playing every trial in full: the outcome tree (trials
 //! remembered as paths of draws, walked sixteen lanes side by side, or counted by result when
 //! they are one draw) and the rules' precomputed placements must give exactly the histograms
-//! of the plain general path, for every shipped battle scenario and every sweep point.
+//! of the plain general path, for every shipped battle scenario, sweep point and design arm.
 
 use rollcall::engine::{self, Monitor, RunSpec, Shard};
 use rollcall::rules::Plan;
@@ -32,9 +32,10 @@ fn shortcuts_give_exactly_what_the_general_path_gives() {
         let set = scenario::load(&path, &[]).expect("shipped scenarios load");
         // Every seventh sweep point of the big table, all points of the others.
         let step = if set.variants.len() > 10 { 7 } else { 1 };
-        for variant in set.variants.iter().step_by(step) {
-            let fast = Plan::compile(&variant.scenario);
-            let general = Plan::compile(&variant.scenario).force_general_path();
+        // Every arm of a file whose choices are designs (`set`), each compiled on its own.
+        for arm in set.variants.iter().step_by(step).flat_map(|v| v.arms()) {
+            let fast = Plan::compile(arm);
+            let general = Plan::compile(arm).force_general_path();
             // Not a multiple of the chunk or lane count, so partial chunks and lanes run too.
             let trials = 150_003;
             assert_eq!(gather(&fast, trials), gather(&general, trials), "{name}");
