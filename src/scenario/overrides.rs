@@ -48,13 +48,32 @@ pub fn parse_setting(text: &str) -> Result<Setting, String> {
     })
 }
 
+/// Splits a key path at its dots. A part written `name[i]`, as error messages print an
+/// element of a list (0-based), is read as `name.#<i+1>`, the element's 1-based name, so a key
+/// path copied from a message can be set.
 pub(super) fn split_path(key: &str) -> Result<Vec<String>, String> {
-    let path: Vec<String> = key.split('.').map(|s| s.trim().to_string()).collect();
-    if path.iter().any(|s| s.is_empty()) {
-        return Err(format!(
-            "key path {} has an empty part; expected names joined by dots such as unit.wardens.alive",
-            quoted(key)
-        ));
+    let mut path = Vec::new();
+    for part in key.split('.').map(str::trim) {
+        if part.is_empty() {
+            return Err(format!(
+                "key path {} has an empty part; expected names joined by dots such as unit.wardens.alive",
+                quoted(key)
+            ));
+        }
+        match part.strip_suffix(']').and_then(|p| p.split_once('[')) {
+            Some((name, index)) => {
+                let index: usize = index.trim().parse().map_err(|_| {
+                    format!(
+                        "key path {}: {} must be a list name and a 0-based index, such as orders[0]",
+                        quoted(key),
+                        quoted(part)
+                    )
+                })?;
+                path.push(name.trim().to_string());
+                path.push(format!("#{}", index + 1));
+            }
+            None => path.push(part.to_string()),
+        }
     }
     Ok(path)
 }
@@ -234,6 +253,34 @@ mod tests {
         assert_eq!(t["unit"][0]["resolve"].as_str(), Some("d6>=3"));
         assert_eq!(t["options"]["rally"]["chain"].as_bool(), Some(true));
         assert_eq!(t["step"][0]["round"].as_integer(), Some(2));
+    }
+
+    #[test]
+    fn a_key_path_as_messages_print_it_sets_the_same_element() {
+        let mut t = table(
+            "[[unit]]\nid = \"a\"\norders = [{ command = \"shoot\" }, { command = \"rally\" }]\n",
+        );
+        // Messages name the second order `unit.a.orders[1]`; `--set` names it `#2` too.
+        apply(
+            &mut t,
+            &parse_setting("unit.a.orders[1].when=round > 1").unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            t["unit"][0]["orders"][1]["when"].as_str(),
+            Some("round > 1")
+        );
+        apply(
+            &mut t,
+            &parse_setting("unit.a.orders.#1.when=alive < 3").unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            t["unit"][0]["orders"][0]["when"].as_str(),
+            Some("alive < 3")
+        );
+        let e = parse_setting("unit.a.orders[x].when=1").unwrap_err();
+        assert!(e.contains("0-based index"), "{e}");
     }
 
     #[test]
