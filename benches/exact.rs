@@ -34,7 +34,7 @@ fn doubled_rally(c: &mut Criterion) {
     let set = rollcall::scenario::parse(HORDE, "bench", &[]).expect("bench scenario loads");
     let plan = Plan::compile(&set.variants[0].scenario);
     // Open field: Binomial(1000, 3/4) restored.
-    let report = exact::report(&set, &[Some(&plan)]).expect("exact applies");
+    let report = exact::report(&set, &[Some(std::slice::from_ref(&plan))]).expect("exact applies");
     let restored = &report.variants[0].metrics[1];
     assert_eq!(restored.metric, "horde.restored");
     let mean: f64 = restored.pmf.iter().map(|&(v, p)| v as f64 * p).sum();
@@ -43,7 +43,7 @@ fn doubled_rally(c: &mut Criterion) {
     let mut g = c.benchmark_group("exact");
     g.sample_size(20);
     g.bench_function("doubled_rally_1000", |b| {
-        b.iter(|| black_box(exact::report(&set, &[Some(&plan)]).unwrap()))
+        b.iter(|| black_box(exact::report(&set, &[Some(std::slice::from_ref(&plan))]).unwrap()))
     });
     g.bench_function("compile_and_exact", |b| {
         b.iter(|| black_box(exact::report(&set, &[]).unwrap()))

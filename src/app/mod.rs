@@ -196,60 +196,18 @@ pub fn check(files: &[PathBuf]) -> Result<Vec<String>, Error> {
         .collect()
 }
 
-/// The exact report of a loaded file; `plans[i]` is sweep point i compiled, when the caller
-/// has it. A point with design arms is computed arm by arm, each arm's scenario on its own,
-/// so a refusal names the arm's choice; other files go to the exact engine whole.
+/// The exact report of a loaded file, from the plans already compiled where the caller has
+/// them (`plans[i]` is sweep point i).
 fn exact_report(set: &ScenarioSet, plans: &[Compiled]) -> Result<ExactReport, Refusal> {
-    if set.variants.iter().all(|v| v.designs.is_empty()) {
-        let battle: Vec<Option<&Plan>> = plans
-            .iter()
-            .map(|p| match p {
-                Compiled::Battle(plan) => Some(plan.as_ref()),
-                _ => None,
-            })
-            .collect();
-        return crate::exact::report(set, &battle);
-    }
-    let mut variants = Vec::with_capacity(set.variants.len());
-    for (i, v) in set.variants.iter().enumerate() {
-        let at = sweep_point(set, &v.params);
-        let owned;
-        let arms: &[Plan] = match plans.get(i) {
-            Some(Compiled::Designs(d)) => d.plans(),
-            _ => {
-                owned = v.arms().iter().map(Plan::compile).collect::<Vec<_>>();
-                &owned
-            }
-        };
-        let mut metrics = Vec::new();
-        for plan in arms {
-            metrics.extend(crate::exact::variant(plan, &v.params, &at)?.metrics);
-        }
-        variants.push(crate::output::ExactVariant {
-            params: v.params.clone(),
-            metrics,
-        });
-    }
-    Ok(ExactReport {
-        scenario: set.name.clone(),
-        param_names: set.param_names.clone(),
-        variants,
-    })
-}
-
-/// "sweep point k=v k2=v2, " for refusals (empty without a sweep), as the exact engine words
-/// it.
-fn sweep_point(set: &ScenarioSet, params: &[String]) -> String {
-    if params.is_empty() {
-        return String::new();
-    }
-    let pairs: Vec<String> = set
-        .param_names
+    let arms: Vec<Option<&[Plan]>> = plans
         .iter()
-        .zip(params)
-        .map(|(k, v)| format!("{k}={v}"))
+        .map(|p| match p {
+            Compiled::Battle(plan) => Some(std::slice::from_ref(plan.as_ref())),
+            Compiled::Designs(designs) => Some(designs.plans()),
+            Compiled::Cards(_) => None,
+        })
         .collect();
-    format!("sweep point {}, ", pairs.join(" "))
+    crate::exact::report(set, &arms)
 }
 
 /// Writes a simulated run's tables (plus a card game's orderings.csv) and run.json; returns

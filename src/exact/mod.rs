@@ -29,7 +29,7 @@ pub mod validate;
 use crate::output::{ExactMetric, ExactReport, ExactVariant};
 use crate::rules::metrics::{EngagementMetrics, SideMetrics, StepMetrics, UnitMetrics};
 use crate::rules::Plan;
-use crate::scenario::{Command, Engagement, Scenario, ScenarioSet};
+use crate::scenario::{Engagement, Scenario, ScenarioSet};
 use commands::Ctx;
 use state::{add, Dist, State, UnitState};
 use std::collections::BTreeMap;
@@ -180,16 +180,7 @@ pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Ref
         },
     })?;
     // Per unit, the commands some order names: they have a `declared` metric.
-    let named: Vec<Vec<Command>> = e
-        .orders
-        .iter()
-        .map(|orders| {
-            Command::ALL
-                .into_iter()
-                .filter(|c| orders.iter().any(|o| o.order.command() == *c))
-                .collect()
-        })
-        .collect();
+    let named = e.declared_commands();
     let names = crate::rules::engagement::metric_names(&scenario.units, e);
     let mut pmfs: Vec<BTreeMap<i64, f64>> = vec![BTreeMap::new(); names.len()];
     let mut values = Vec::with_capacity(names.len());
@@ -288,23 +279,33 @@ fn sweep_point(set: &ScenarioSet, params: &[String]) -> String {
     format!("sweep point {}, ", pairs.join(" "))
 }
 
-/// The exact report of a loaded scenario file; `plans[i]` is its sweep point i compiled (the
-/// caller usually has them already), or `None` to compile here.
-pub fn report(set: &ScenarioSet, plans: &[Option<&Plan>]) -> Result<ExactReport, Refusal> {
+/// The exact report of a loaded scenario file; `plans[i]` holds sweep point i's arms compiled
+/// (its one plan, or one per design choice) when the caller has them, or `None` to compile
+/// here. A point with design arms is computed arm by arm, each arm's scenario on its own, so
+/// a refusal names the arm's choice.
+pub fn report(set: &ScenarioSet, plans: &[Option<&[Plan]>]) -> Result<ExactReport, Refusal> {
     let mut variants = Vec::with_capacity(set.variants.len());
     for (i, v) in set.variants.iter().enumerate() {
         if v.scenario.cards.is_some() {
             return Err(Refusal::Cards);
         }
         let owned;
-        let plan = match plans.get(i).copied().flatten() {
-            Some(p) => p,
+        let arms = match plans.get(i).copied().flatten() {
+            Some(arms) => arms,
             None => {
-                owned = Plan::compile(&v.scenario);
-                &owned
+                owned = v.arms().iter().map(Plan::compile).collect::<Vec<_>>();
+                &owned[..]
             }
         };
-        variants.push(variant(plan, &v.params, &sweep_point(set, &v.params))?);
+        let at = sweep_point(set, &v.params);
+        let mut metrics = Vec::new();
+        for plan in arms {
+            metrics.extend(variant(plan, &v.params, &at)?.metrics);
+        }
+        variants.push(ExactVariant {
+            params: v.params.clone(),
+            metrics,
+        });
     }
     Ok(ExactReport {
         scenario: set.name.clone(),

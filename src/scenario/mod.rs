@@ -235,6 +235,22 @@ pub struct Engagement {
     pub orders: Vec<Vec<GivenOrder>>,
 }
 
+impl Engagement {
+    /// Per unit, the commands some order of it names, in [`Command::ALL`] order: those it has
+    /// a `<unit>.declared.<command>` metric for.
+    pub fn declared_commands(&self) -> Vec<Vec<Command>> {
+        self.orders
+            .iter()
+            .map(|orders| {
+                Command::ALL
+                    .into_iter()
+                    .filter(|c| orders.iter().any(|o| o.order.command() == *c))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
 /// A validated scenario: one point of its sweep grid, with every override applied.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {

@@ -3,7 +3,7 @@
 //! without depending on the driver that uses it.
 
 use crate::rules::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
-use crate::scenario::{Command, Engagement, Unit};
+use crate::scenario::{Engagement, Unit};
 
 /// The metrics of an engagement arm, in the order a trial writes them: each unit's row, each
 /// side's row (`<side>.won`), `engagement.rounds`, then per unit `<unit>.declared.<command>`
@@ -23,7 +23,7 @@ pub fn metric_names(units: &[Unit], engagement: &Engagement) -> Vec<String> {
     for m in EngagementMetrics::NAMES {
         names.push(format!("engagement.{m}"));
     }
-    for (u, commands) in units.iter().zip(declared_commands(engagement)) {
+    for (u, commands) in units.iter().zip(engagement.declared_commands()) {
         for c in commands {
             names.push(format!("{}.declared.{}", u.id, c.name()));
         }
@@ -31,25 +31,11 @@ pub fn metric_names(units: &[Unit], engagement: &Engagement) -> Vec<String> {
     names
 }
 
-/// Per unit, the commands its orders name, in [`Command::ALL`] order.
-fn declared_commands(engagement: &Engagement) -> Vec<Vec<Command>> {
-    engagement
-        .orders
-        .iter()
-        .map(|orders| {
-            Command::ALL
-                .into_iter()
-                .filter(|c| orders.iter().any(|o| o.order.command() == *c))
-                .collect()
-        })
-        .collect()
-}
-
 /// An engagement's precomputation.
 pub struct Prepared {
     /// Per side, its units in file order: the order it activates them.
     pub(super) side_units: Vec<Vec<usize>>,
-    /// Per unit and [`Command::index`], the slot (from the arm's first metric) counting its
+    /// Per unit and `Command::index`, the slot (from the arm's first metric) counting its
     /// declarations, for the commands that have one.
     pub(super) declared: Vec<[Option<usize>; 3]>,
     /// Slot of the first side's row, and of the engagement's row.
@@ -68,7 +54,8 @@ impl Prepared {
         let sides_at = units.len() * UnitMetrics::LEN;
         let engagement_at = sides_at + engagement.sides.len() * SideMetrics::LEN;
         let mut slot = engagement_at + EngagementMetrics::LEN;
-        let declared = declared_commands(engagement)
+        let declared = engagement
+            .declared_commands()
             .into_iter()
             .map(|commands| {
                 let mut slots = [None; 3];
