@@ -16,8 +16,8 @@ const RALLY: &str = include_str!("../configs/rally.toml");
 const MASTERS: &str = include_str!("../configs/rally-masters.toml");
 const SHOOT_THEN_RALLY: &str = include_str!("../configs/shoot-then-rally.toml");
 
-/// A doubled Shoot (Call of the Masters) into a 1-model target that Defends: the contract's
-/// second example without its choices and sweep.
+/// A doubled Shoot (Call of the Masters) into a 1-model target that Defends:
+/// `configs/masters-shoot.toml` without its choices and sweep.
 const DOUBLED_SHOOT: &str = r#"
 [scenario]
 name = "doubled-shoot"

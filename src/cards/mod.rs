@@ -9,7 +9,7 @@
 //! - [`plan`]: the [`CardPlan`] the engine plays (metric layout, arms, one game per trial).
 //! - [`orderings`]: enumerated plays, arm labels and `orderings.csv`.
 //!
-//! The rules decisions where the seed and the SPEC are silent are listed in the module
+//! The rules decisions where the seed is silent are listed in the module
 //! documentation of [`resolve`] and in the README.
 
 pub mod data;

@@ -1,7 +1,7 @@
 //! One step of the dynamic programme: a command declared from one state, expanded into every
 //! state it can lead to with its probability and the step's metrics.
 //!
-//! This restates the rules (README, "Rules choices where the contract is silent") over unit
+//! This restates the rules (README, "Rules choices where the rules are silent") over unit
 //! counts instead of models: eligibility (with the target rules' pick, [`Ctx::eligible`]), the
 //! response window (Defend, Covering Fire, random answers), Rally from the starting layout
 //! (doubled by Call of the Masters), Shoot with per-model HP, damage and spill, use 2
