@@ -18,7 +18,8 @@
 //! each command's `prepared.rs` (what it works out before any trial) reads only the scenario
 //! and those; `plan.rs` holds the precomputations; `world.rs` is a trial's state over the
 //! plan; the command rules (`rally/`, `shoot/`, `run.rs`, `response.rs`) change the world;
-//! `commands.rs` declares an order through them; `engagement/` and `trial.rs` drive trials.
+//! `commands.rs` declares an order through them; `engagement/` and `trial.rs` drive a plan's
+//! trials, and `designs.rs` drives one plan per design arm.
 //!
 //! Adding a command (say Charge) takes one new file, `src/rules/charge.rs`, with its rule (a
 //! `resolve` over the plan, the world and the draws); a command with a precomputation is a
