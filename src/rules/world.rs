@@ -10,7 +10,7 @@
 //! `rallied_from_start` (precomputed Rally placements, also ending it), so no rule can read
 //! unlisted models or change them unnoticed.
 
-use super::geometry::{edge_distance, Point};
+use super::geometry::{edge_distance, within, Point};
 use super::metrics::UnitMetrics;
 use super::placement::Base;
 use super::plan::Plan;
@@ -228,6 +228,22 @@ impl World {
             }
         }
         best
+    }
+
+    /// Whether a model of `unit` is within `inches` of an enemy model, edge to edge: Rally's
+    /// 1" rule and the `enemy_within(D)` condition alike.
+    pub fn enemy_within(&mut self, plan: &Plan, unit: usize, inches: f64) -> bool {
+        let units = &plan.scenario().units;
+        let me = &units[unit];
+        let models = self.models(plan);
+        units.iter().zip(models).any(|(other, theirs)| {
+            other.side != me.side
+                && theirs.iter().any(|e| {
+                    models[unit]
+                        .iter()
+                        .any(|m| within(m.centre, me.radius(), e.centre, other.radius(), inches))
+                })
+        })
     }
 
     /// Fills the reusable buffers for placement around `unit`: `bases` (every model),

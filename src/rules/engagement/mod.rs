@@ -13,7 +13,6 @@ pub use prepared::{metric_names, Prepared};
 
 use super::commands;
 use super::condition::Situation;
-use super::geometry::within;
 use super::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use super::plan::Plan;
 use super::shoot;
@@ -36,7 +35,7 @@ pub fn play<'p, D: Draws<'p>>(
     out.fill(0);
     let sides = engagement.sides.len();
     let ends = |world: &World| {
-        engagement.until == Until::Destroyed && sides_on_table(engagement, world) <= 1
+        engagement.until == Until::Destroyed && sides_on_table(engagement, world).nth(1).is_none()
     };
     let mut rounds = 0;
     'rounds: for round in 1..=engagement.rounds {
@@ -76,7 +75,6 @@ pub fn play<'p, D: Draws<'p>>(
             turn = (turn + 1) % sides;
         }
     }
-    let units = &plan.scenario().units;
     for (state, slot) in world
         .units
         .iter()
@@ -84,11 +82,11 @@ pub fn play<'p, D: Draws<'p>>(
     {
         state.metrics().write(slot);
     }
-    let on_table =
-        |s: usize| (0..units.len()).any(|u| engagement.side_of[u] == s && world.units[u].alive > 0);
-    let winner = (sides_on_table(engagement, world) == 1)
-        .then(|| (0..sides).find(|&s| on_table(s)))
-        .flatten();
+    let mut standing = sides_on_table(engagement, world);
+    let winner = match (standing.next(), standing.next()) {
+        (Some(s), None) => Some(s),
+        _ => None,
+    };
     for (s, slot) in out[prepared.sides_at..prepared.engagement_at]
         .chunks_exact_mut(SideMetrics::LEN)
         .enumerate()
@@ -104,17 +102,18 @@ pub fn play<'p, D: Draws<'p>>(
     .write(&mut out[prepared.engagement_at..prepared.engagement_at + EngagementMetrics::LEN]);
 }
 
-/// How many sides have a model on the table.
-fn sides_on_table(engagement: &Engagement, world: &World) -> usize {
-    (0..engagement.sides.len())
-        .filter(|&s| {
-            engagement
-                .side_of
-                .iter()
-                .zip(&world.units)
-                .any(|(&side, u)| side == s && u.alive > 0)
-        })
-        .count()
+/// The sides that have a model on the table, in order.
+fn sides_on_table<'a>(
+    engagement: &'a Engagement,
+    world: &'a World,
+) -> impl Iterator<Item = usize> + 'a {
+    (0..engagement.sides.len()).filter(move |&s| {
+        engagement
+            .side_of
+            .iter()
+            .zip(&world.units)
+            .any(|(&side, u)| side == s && u.alive > 0)
+    })
 }
 
 /// One activation of `unit`: the first of its orders whose condition holds and which can be
@@ -176,17 +175,7 @@ impl Situation for Activation<'_> {
     }
 
     fn enemy_within(&mut self, inches: f64) -> bool {
-        let units = &self.plan.scenario().units;
-        let me = &units[self.unit];
-        let models = self.world.models(self.plan);
-        units.iter().enumerate().any(|(v, other)| {
-            other.side != me.side
-                && models[v].iter().any(|e| {
-                    models[self.unit]
-                        .iter()
-                        .any(|m| within(m.centre, me.radius(), e.centre, other.radius(), inches))
-                })
-        })
+        self.world.enemy_within(self.plan, self.unit, inches)
     }
 
     fn in_range(&mut self) -> bool {

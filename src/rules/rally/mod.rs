@@ -10,7 +10,6 @@ pub(crate) mod prepared;
 
 pub use prepared::Prepared;
 
-use super::geometry::within;
 use super::placement::{self, Surroundings};
 use super::plan::Plan;
 use super::world::{Model, Restrictions, World};
@@ -27,14 +26,7 @@ pub fn enemy_within_1(plan: &Plan, world: &mut World, unit: usize) -> bool {
     if world.pristine() && plan.fast_paths() {
         return plan.rally(unit).enemy_within_1_at_start;
     }
-    world.gather_bases(plan, unit);
-    let r = plan.scenario().units[unit].radius();
-    world.anchors.iter().any(|&m| {
-        world
-            .enemies
-            .iter()
-            .any(|e| within(m, r, e.centre, e.radius, 1.0))
-    })
+    world.enemy_within(plan, unit, 1.0)
 }
 
 /// Resolves `uses` uses of Rally. A unit without a Resolve test (which validation never lets
