@@ -162,16 +162,7 @@ impl Amount {
             return out;
         };
         // ways[i]: rolls whose faces sum to count + i.
-        let mut ways: Vec<u128> = vec![1];
-        for _ in 0..count {
-            let mut next = vec![0u128; ways.len() + sides as usize - 1];
-            for (i, &w) in ways.iter().enumerate() {
-                for face in 0..sides as usize {
-                    next[i + face] += w;
-                }
-            }
-            ways = next;
-        }
+        let ways = super::probability::sum_ways(count, sides, false);
         let total = u128::from(sides).pow(count);
         for (i, &w) in ways.iter().enumerate() {
             out[self.value(count + i as u32) as usize] += w as f64 / total as f64;

@@ -8,7 +8,11 @@ impl DiceTest {
     /// Exact success probability of one test, counted over every equally likely outcome
     /// (both rolls included when the test rerolls), reduced.
     pub fn probability(&self) -> Fraction {
-        let dist = self.sum_ways();
+        let dist = sum_ways(
+            self.count(),
+            self.sides(),
+            self.reroll() == Some(Reroll::Ones),
+        );
         let total: u128 = dist.iter().sum();
         // Index i of `dist` is a dice sum of `count + i`; the test succeeds for
         // `sum + modifier` against `target`, i.e. for i against `bound` (no overflow in i64).
@@ -33,44 +37,45 @@ impl DiceTest {
             _ => p,
         }
     }
+}
 
-    /// Number of ways (out of sides^count, or sides^(2 count) with `reroll ones`) to roll
-    /// each dice sum, index 0 being the smallest sum `count`.
-    fn sum_ways(&self) -> Vec<u128> {
-        let s = self.sides() as usize;
-        // With `reroll ones`, a die reads f >= 2 when it first shows f (1 way of S) or first
-        // shows 1 then f (1 way of S*S): S+1 ways of S*S; it reads 1 only as 1 then 1: 1 way.
-        // Every face but 1 weighs the same, which lets each convolution step use a sliding
-        // window instead of multiplying by every face (O(range) rather than O(range * S)).
-        let (weight_one, weight_other): (u128, u128) = match self.reroll() {
-            Some(Reroll::Ones) => (1, u128::from(self.sides()) + 1),
-            _ => (1, 1),
-        };
-        let mut dist: Vec<u128> = vec![1];
-        let mut prefix: Vec<u128> = Vec::new();
-        for _ in 0..self.count() {
-            prefix.clear();
-            prefix.push(0);
-            let mut acc = 0u128;
-            for &w in &dist {
-                acc += w;
-                prefix.push(acc);
-            }
-            let old_len = dist.len();
-            let next: Vec<u128> = (0..old_len + s - 1)
-                .map(|j| {
-                    // New index j = old index i + (face - 1), face 1..=S.
-                    let lo = j.saturating_sub(s - 1);
-                    let hi = j.min(old_len - 1);
-                    let window = prefix[hi + 1] - prefix[lo];
-                    let via_one = if j < old_len { dist[j] } else { 0 };
-                    weight_other * (window - via_one) + weight_one * via_one
-                })
-                .collect();
-            dist = next;
+/// Number of ways (out of sides^count, or sides^(2 count) with `reroll ones`) to roll
+/// each dice sum, index 0 being the smallest sum `count`.
+pub(super) fn sum_ways(count: u32, sides: u32, reroll_ones: bool) -> Vec<u128> {
+    let s = sides as usize;
+    // With `reroll ones`, a die reads f >= 2 when it first shows f (1 way of S) or first
+    // shows 1 then f (1 way of S*S): S+1 ways of S*S; it reads 1 only as 1 then 1: 1 way.
+    // Every face but 1 weighs the same, which lets each convolution step use a sliding
+    // window instead of multiplying by every face (O(range) rather than O(range * S)).
+    let (weight_one, weight_other): (u128, u128) = if reroll_ones {
+        (1, u128::from(sides) + 1)
+    } else {
+        (1, 1)
+    };
+    let mut dist: Vec<u128> = vec![1];
+    let mut prefix: Vec<u128> = Vec::new();
+    for _ in 0..count {
+        prefix.clear();
+        prefix.push(0);
+        let mut acc = 0u128;
+        for &w in &dist {
+            acc += w;
+            prefix.push(acc);
         }
-        dist
+        let old_len = dist.len();
+        let next: Vec<u128> = (0..old_len + s - 1)
+            .map(|j| {
+                // New index j = old index i + (face - 1), face 1..=S.
+                let lo = j.saturating_sub(s - 1);
+                let hi = j.min(old_len - 1);
+                let window = prefix[hi + 1] - prefix[lo];
+                let via_one = if j < old_len { dist[j] } else { 0 };
+                weight_other * (window - via_one) + weight_one * via_one
+            })
+            .collect();
+        dist = next;
     }
+    dist
 }
 
 #[cfg(test)]

@@ -70,12 +70,9 @@ pub fn play(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Dist<Ended>, Why> {
     for (u, &side) in e.side_of.iter().enumerate() {
         side_units[side].push(u);
     }
-    let sides_on_table = |s: &State| {
-        (0..sides)
-            .filter(|&side| (0..s.len()).any(|u| e.side_of[u] == side && s[u].alive > 0))
-            .count()
+    let ends = |s: &State| {
+        e.until == Until::Destroyed && on_table(e, s).into_iter().filter(|&t| t).count() <= 1
     };
-    let ends = |s: &State| e.until == Until::Destroyed && sides_on_table(s) <= 1;
     let start = Config {
         round: 1,
         stage: Stage::Before,
@@ -305,4 +302,11 @@ impl Situation for Exact<'_, '_> {
         let answer = self.ctx.enemy_in_range(self.s, self.unit);
         self.decided(answer)
     }
+}
+
+/// Per side, whether it has a model on the table.
+pub(super) fn on_table(e: &Engagement, s: &State) -> Vec<bool> {
+    (0..e.sides.len())
+        .map(|side| (0..s.len()).any(|u| e.side_of[u] == side && s[u].alive > 0))
+        .collect()
 }

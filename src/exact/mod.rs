@@ -189,9 +189,7 @@ pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Ref
         for x in s {
             values.extend(unit_metrics(x).values());
         }
-        let on_table: Vec<bool> = (0..e.sides.len())
-            .map(|side| (0..s.len()).any(|u| e.side_of[u] == side && s[u].alive > 0))
-            .collect();
+        let on_table = engagement::on_table(e, s);
         let standing = on_table.iter().filter(|&&t| t).count();
         for &t in &on_table {
             values.extend(

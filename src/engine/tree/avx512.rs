@@ -101,15 +101,14 @@ struct Went {
 }
 
 impl<'t> Tree<'t> {
-    /// [`play_lanes`](Tree::play_lanes) on a CPU that `cpu` proves has AVX-512.
+    /// [`play_lanes`](Tree::play_lanes) on a CPU that the token proves has AVX-512.
     pub(super) fn play_lanes_avx512<T: Trial>(
         &mut self,
-        cpu: Avx512,
+        _: Avx512,
         player: &mut Player<'t, T>,
         lanes: &mut Lanes,
         quota: [u64; LANES],
     ) {
-        let _proved = cpu;
         debug_assert!(Avx512::detect().is_some(), "the token proves AVX-512");
         debug_assert!(self.root < LEAF, "trials side by side start with a draw");
         debug_assert!(

@@ -78,20 +78,9 @@ pub fn in_range(plan: &Plan, world: &mut World, unit: usize, other: usize) -> bo
 }
 
 /// With `options.masters.retarget`: the nearest enemy unit that can be shot (ties: the first
-/// in file order).
+/// in file order), as the `nearest` target rule picks it.
 pub fn retarget(plan: &Plan, world: &mut World, shooter: usize) -> Option<usize> {
-    let side = &plan.scenario().units[shooter].side;
-    let mut best: Option<(f64, usize)> = None;
-    for (i, u) in plan.scenario().units.iter().enumerate() {
-        if &u.side == side || !target_legal(plan, world, shooter, i) {
-            continue;
-        }
-        let d = world.unit_distance(plan, shooter, i);
-        if best.is_none_or(|(b, _)| d < b - EPS) {
-            best = Some((d, i));
-        }
-    }
-    best.map(|(_, i)| i)
+    pick(plan, world, shooter, Target::Nearest)
 }
 
 /// One use of Shoot (or one Covering Fire volley, `hit` naming how it hits). An unarmed
