@@ -52,6 +52,22 @@ pub fn edge_distance(a: Point, ra: f64, b: Point, rb: f64) -> f64 {
     a.distance(b) - ra - rb
 }
 
+/// Edge-to-edge distance between the closest bases of two groups (infinite when either is
+/// empty): groups of radius `ra` centred at `a` and of radius `rb` centred at `b`.
+pub fn closest<A, B>(a: A, ra: f64, b: B, rb: f64) -> f64
+where
+    A: IntoIterator<Item = Point>,
+    B: IntoIterator<Item = Point> + Clone,
+{
+    let mut best = f64::INFINITY;
+    for pa in a {
+        for pb in b.clone() {
+            best = best.min(edge_distance(pa, ra, pb, rb));
+        }
+    }
+    best
+}
+
 /// Whether two bases are within `d` inches of each other, edge to edge.
 pub fn within(a: Point, ra: f64, b: Point, rb: f64, d: f64) -> bool {
     edge_distance(a, ra, b, rb) <= d + EPS

@@ -9,7 +9,7 @@
 //! value, so laziness cannot change results).
 
 use super::engagement::prepared as engagement;
-use super::geometry::Point;
+use super::geometry::{closest, Point};
 use super::metrics::{StepMetrics, UnitMetrics};
 use super::rally::prepared as rally;
 use super::shoot::prepared as shoot;
@@ -38,6 +38,9 @@ pub struct Plan {
     pub(super) pairs: Vec<(usize, usize)>,
     /// An engagement scenario's precomputation.
     engagement: Option<engagement::Prepared>,
+    /// Edge-to-edge distance between the closest starting models of units a and b, at
+    /// `a * units + b`.
+    starting_distances: Vec<f64>,
     /// When set, every step takes the general path: used by tests to check the fast path.
     force_general: bool,
 }
@@ -111,8 +114,28 @@ impl Plan {
                 .engagement
                 .as_ref()
                 .map(|e| engagement::Prepared::new(&scenario.units, e)),
+            starting_distances: scenario
+                .units
+                .iter()
+                .flat_map(|a| {
+                    scenario.units.iter().map(move |b| {
+                        closest(
+                            a.models.iter().copied(),
+                            a.radius(),
+                            b.models.iter().copied(),
+                            b.radius(),
+                        )
+                    })
+                })
+                .collect(),
             force_general: false,
         }
+    }
+
+    /// Edge-to-edge distance between the closest models of units `a` and `b` as the scenario
+    /// placed them.
+    pub(crate) fn starting_distance(&self, a: usize, b: usize) -> f64 {
+        self.starting_distances[a * self.scenario.units.len() + b]
     }
 
     /// Disables the precomputed fast paths (for tests that check them against the general

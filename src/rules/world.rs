@@ -10,7 +10,7 @@
 //! `rallied_from_start` (precomputed Rally placements, also ending it), so no rule can read
 //! unlisted models or change them unnoticed.
 
-use super::geometry::{edge_distance, within, Point};
+use super::geometry::{closest, within, Point};
 use super::metrics::UnitMetrics;
 use super::placement::Base;
 use super::plan::Plan;
@@ -212,22 +212,20 @@ impl World {
     }
 
     /// Edge-to-edge distance between the closest models of two units (infinite when either
-    /// has none).
+    /// has none). While the trial is pristine the models stand where the scenario placed
+    /// them, so the plan's starting distance is the answer.
     pub fn unit_distance(&mut self, plan: &Plan, a: usize, b: usize) -> f64 {
+        if self.pristine && plan.fast_paths() {
+            return plan.starting_distance(a, b);
+        }
         let (ua, ub) = (&plan.scenario().units[a], &plan.scenario().units[b]);
         let models = self.models(plan);
-        let mut best = f64::INFINITY;
-        for ma in &models[a] {
-            for mb in &models[b] {
-                best = best.min(edge_distance(
-                    ma.centre,
-                    ua.radius(),
-                    mb.centre,
-                    ub.radius(),
-                ));
-            }
-        }
-        best
+        closest(
+            models[a].iter().map(|m| m.centre),
+            ua.radius(),
+            models[b].iter().map(|m| m.centre),
+            ub.radius(),
+        )
     }
 
     /// Whether a model of `unit` is within `inches` of an enemy model, edge to edge: Rally's
