@@ -17,7 +17,7 @@ pub struct ExactOptions {
 pub fn exact(opts: &ExactOptions) -> Result<PathBuf, Error> {
     let set = scenario::load(&opts.file, &opts.settings)?;
     let start = Instant::now();
-    let report = exact_report(&set, &[]).map_err(|source| Error::Exact {
+    let report = exact_report(&set, None).map_err(|source| Error::Exact {
         file: set.file.clone(),
         source,
     })?;

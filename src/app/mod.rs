@@ -2,14 +2,16 @@
 //! engine, exact engine and output together. The binary only parses flags and reports what this returns.
 
 use crate::cards::CardPlan;
-use crate::engine::{self, Gathered, Monitor, RunSpec, Shard, Trial, CHUNK_SIZE};
+use crate::engine::{
+    self, Gathered, Joined, Monitor, PairOf, Pairing, RunSpec, Shard, Trial, CHUNK_SIZE,
+};
 use crate::exact::Refusal;
 use crate::output::ExactReport;
 use crate::output::{
     self, partial, Comparison, MetricReport, Report, RunMeta, Tables, VariantReport,
 };
 use crate::rules::{Designs, Plan};
-use crate::scenario::{self, Scenario, ScenarioError, ScenarioSet, Setting, Variant};
+use crate::scenario::{self, ScenarioError, ScenarioSet, Setting};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -106,62 +108,88 @@ pub fn scenario_files(files: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     Ok(found)
 }
 
-/// A sweep point compiled for the engine: a battle of units and commands, design arms (one
-/// battle per `set` choice, on the same random numbers), or a card game.
+/// A scenario file compiled for the engine: its sweep points joined as arms of one trial, so
+/// that every point plays on the same random numbers and is compared with the first. A point
+/// is a battle of units and commands, design arms (one battle per `set` choice), or a card
+/// game.
 pub enum Compiled {
-    Battle(Box<Plan>),
-    Designs(Box<Designs>),
-    Cards(Box<CardPlan>),
+    Battle(Box<Joined<Plan>>),
+    Designs(Box<Joined<Designs>>),
+    Cards(Box<Joined<CardPlan>>),
 }
 
 impl Compiled {
-    pub fn compile(scenario: &Scenario) -> Compiled {
-        match &scenario.cards {
-            Some(game) => Compiled::Cards(Box::new(CardPlan::compile(game))),
-            None => Compiled::Battle(Box::new(Plan::compile(scenario))),
+    pub fn compile(set: &ScenarioSet) -> Compiled {
+        fn join<T: Trial>(parts: Vec<T>) -> Box<Joined<T>> {
+            Box::new(Joined::new(parts, Pairing::AgainstFirst))
         }
-    }
-
-    /// Compiles a sweep point: its design arms when it has them, else its scenario.
-    pub fn compile_variant(variant: &Variant) -> Compiled {
-        if variant.designs.is_empty() {
-            Compiled::compile(&variant.scenario)
+        let first = &set.variants[0];
+        if first.scenario.cards.is_some() {
+            Compiled::Cards(join(
+                set.variants
+                    .iter()
+                    .map(|v| v.scenario.cards.as_ref().map(CardPlan::compile))
+                    .collect::<Option<_>>()
+                    .expect("a sweep does not add or remove [cards]"),
+            ))
+        } else if first.designs.is_empty() {
+            Compiled::Battle(join(
+                set.variants
+                    .iter()
+                    .map(|v| Plan::compile(&v.scenario))
+                    .collect(),
+            ))
         } else {
-            Compiled::Designs(Box::new(Designs::compile(&variant.designs)))
+            Compiled::Designs(join(
+                set.variants
+                    .iter()
+                    .map(|v| Designs::compile(&v.designs))
+                    .collect(),
+            ))
         }
     }
 
-    /// Plays this sweep point: its report, the trials played, and whether it completed.
+    /// Plays every sweep point: one report per point, the trials played, and whether the run
+    /// completed.
     fn play(
         &self,
-        params: &[String],
+        set: &ScenarioSet,
         spec: &RunSpec,
         monitor: &Monitor,
-    ) -> Result<(VariantReport, u64, bool), Error> {
+    ) -> Result<(Vec<VariantReport>, u64, bool), Error> {
         fn go<T: Trial>(
-            trial: &T,
-            params: &[String],
+            joined: &Joined<T>,
+            set: &ScenarioSet,
             spec: &RunSpec,
             monitor: &Monitor,
-        ) -> Result<(VariantReport, u64, bool), Error> {
-            let outcome = engine::run(trial, spec, monitor)?;
+        ) -> Result<(Vec<VariantReport>, u64, bool), Error> {
+            let outcome = engine::run(joined, spec, monitor)?;
             let played = outcome.gathered.trials;
-            let report = variant_report(params, trial, outcome.gathered);
-            Ok((report, played, outcome.complete))
+            let reports = variant_reports(set, joined, outcome.gathered);
+            Ok((reports, played, outcome.complete))
         }
         match self {
-            Compiled::Battle(plan) => go(plan.as_ref(), params, spec, monitor),
-            Compiled::Designs(designs) => go(designs.as_ref(), params, spec, monitor),
-            Compiled::Cards(plan) => go(plan.as_ref(), params, spec, monitor),
+            Compiled::Battle(j) => go(j.as_ref(), set, spec, monitor),
+            Compiled::Designs(j) => go(j.as_ref(), set, spec, monitor),
+            Compiled::Cards(j) => go(j.as_ref(), set, spec, monitor),
+        }
+    }
+
+    /// The plans of each sweep point's arms, for the exact engine; `None` for card games.
+    fn battle_arms(&self) -> Option<Vec<&[Plan]>> {
+        match self {
+            Compiled::Battle(j) => Some(j.parts().iter().map(std::slice::from_ref).collect()),
+            Compiled::Designs(j) => Some(j.parts().iter().map(|d| d.plans()).collect()),
+            Compiled::Cards(_) => None,
         }
     }
 }
 
 /// Loads and compiles a file: every check a run would make before playing anything.
-pub fn prepare(path: &Path, settings: &[Setting]) -> Result<(ScenarioSet, Vec<Compiled>), Error> {
+pub fn prepare(path: &Path, settings: &[Setting]) -> Result<(ScenarioSet, Compiled), Error> {
     let set = scenario::load(path, settings)?;
-    let plans = set.variants.iter().map(Compiled::compile_variant).collect();
-    Ok((set, plans))
+    let compiled = Compiled::compile(&set);
+    Ok((set, compiled))
 }
 
 /// `rollcall check`: validates files without running them; returns one line per file.
@@ -196,17 +224,11 @@ pub fn check(files: &[PathBuf]) -> Result<Vec<String>, Error> {
         .collect()
 }
 
-/// The exact report of a loaded file, from the plans already compiled where the caller has
-/// them (`plans[i]` is sweep point i).
-fn exact_report(set: &ScenarioSet, plans: &[Compiled]) -> Result<ExactReport, Refusal> {
-    let arms: Vec<Option<&[Plan]>> = plans
-        .iter()
-        .map(|p| match p {
-            Compiled::Battle(plan) => Some(std::slice::from_ref(plan.as_ref())),
-            Compiled::Designs(designs) => Some(designs.plans()),
-            Compiled::Cards(_) => None,
-        })
-        .collect();
+/// The exact report of a loaded file, from its plans when the caller has compiled them.
+fn exact_report(set: &ScenarioSet, compiled: Option<&Compiled>) -> Result<ExactReport, Refusal> {
+    let arms: Vec<Option<&[Plan]>> = compiled
+        .and_then(Compiled::battle_arms)
+        .map_or_else(Vec::new, |arms| arms.into_iter().map(Some).collect());
     crate::exact::report(set, &arms)
 }
 
@@ -234,31 +256,64 @@ fn write_files(
     Ok(dir.to_path_buf())
 }
 
-fn variant_report<T: Trial>(params: &[String], trial: &T, gathered: Gathered) -> VariantReport {
-    let names = trial.metrics();
-    let metrics = names
+/// One report per sweep point from a joined run: each point's metrics, its own comparisons
+/// (choices), and its comparisons with the first point.
+fn variant_reports<T: Trial>(
+    set: &ScenarioSet,
+    joined: &Joined<T>,
+    gathered: Gathered,
+) -> Vec<VariantReport> {
+    let names = joined.metrics();
+    let mut reports: Vec<VariantReport> = set
+        .variants
         .iter()
-        .zip(gathered.metrics)
-        .map(|(m, histogram)| MetricReport {
-            choice: m.choice.clone(),
-            metric: m.name.clone(),
-            histogram,
+        .map(|v| VariantReport {
+            params: v.params.clone(),
+            metrics: Vec::new(),
+            comparisons: Vec::new(),
         })
         .collect();
-    let comparisons = trial
-        .pairs()
-        .iter()
-        .zip(gathered.differences)
-        .map(|(&(a, b), differences)| Comparison {
-            metric: names[a].name.clone(),
-            first: names[a].choice.clone(),
-            second: names[b].choice.clone(),
-            differences,
-        })
-        .collect();
-    VariantReport {
-        params: params.to_vec(),
-        metrics,
-        comparisons,
+    let mut histograms = gathered.metrics.into_iter();
+    for (p, report) in reports.iter_mut().enumerate() {
+        report.metrics = names[joined.metrics_of(p)]
+            .iter()
+            .zip(histograms.by_ref())
+            .map(|(m, histogram)| MetricReport {
+                choice: m.choice.clone(),
+                metric: m.name.clone(),
+                histogram,
+            })
+            .collect();
     }
+    // A point against another is named by the sweep keys where the two differ.
+    let at = |p: usize, other: usize, choice: &str| {
+        let (here, there) = (&set.variants[p].params, &set.variants[other].params);
+        let keys = set.param_names.iter().zip(here.iter().zip(there));
+        let point: Vec<String> = keys
+            .filter(|(_, (a, b))| a != b)
+            .map(|(k, (v, _))| format!("{k}={v}"))
+            .collect();
+        match choice {
+            "" => point.join("; "),
+            c => format!("{c} @ {}", point.join("; ")),
+        }
+    };
+    let pairs = joined.pairs().iter().zip(joined.pair_of());
+    for ((&(a, b), of), differences) in pairs.zip(gathered.differences) {
+        let (part, first, second) = match *of {
+            PairOf::Within { part } => (part, names[a].choice.clone(), names[b].choice.clone()),
+            PairOf::Across { part, against } => (
+                part,
+                at(part, against, &names[a].choice),
+                at(against, part, &names[b].choice),
+            ),
+        };
+        reports[part].comparisons.push(Comparison {
+            metric: names[a].name.clone(),
+            first,
+            second,
+            differences,
+        });
+    }
+    reports
 }

@@ -75,8 +75,8 @@ pub fn run(opts: &RunOptions, log: &mut dyn FnMut(Note<'_>)) -> Result<Status, E
         }
     }
     let mut result = Status::Complete;
-    for ((set, plans), dir) in prepared.iter().zip(&dirs) {
-        let status = run_one(opts, set, plans, dir, log)?;
+    for ((set, compiled), dir) in prepared.iter().zip(&dirs) {
+        let status = run_one(opts, set, compiled, dir, log)?;
         match status {
             Status::Interrupted => return Ok(status),
             Status::ValidationFailed => result = status,
@@ -89,7 +89,7 @@ pub fn run(opts: &RunOptions, log: &mut dyn FnMut(Note<'_>)) -> Result<Status, E
 fn run_one(
     opts: &RunOptions,
     set: &ScenarioSet,
-    plans: &[Compiled],
+    compiled: &Compiled,
     dir: &Path,
     log: &mut dyn FnMut(Note<'_>),
 ) -> Result<Status, Error> {
@@ -102,21 +102,14 @@ fn run_one(
     };
     let monitor = Monitor::default();
     let start = Instant::now();
-    let total = spec.trials.saturating_mul(plans.len() as u64);
-    let (variants, complete, played) =
-        crate::progress::watch(&monitor, total, &set.name, opts.quiet, &INTERRUPT, || {
-            let mut variants = Vec::new();
-            let mut played = 0;
-            for (variant, plan) in set.variants.iter().zip(plans) {
-                let (report, trials, complete) = plan.play(&variant.params, &spec, &monitor)?;
-                played += trials;
-                variants.push(report);
-                if !complete {
-                    return Ok::<_, Error>((variants, false, played));
-                }
-            }
-            Ok((variants, true, played))
-        })?;
+    let (variants, played, complete) = crate::progress::watch(
+        &monitor,
+        spec.trials,
+        &set.name,
+        opts.quiet,
+        &INTERRUPT,
+        || compiled.play(set, &spec, &monitor),
+    )?;
     let wall = start.elapsed().as_secs_f64();
     let report = Report {
         scenario: set.name.clone(),
@@ -186,7 +179,7 @@ fn run_one(
         return Ok(Status::Interrupted);
     }
     if let Some(report) = to_validate.filter(|_| opts.validate) {
-        return validate(set, plans, &report, dir, log);
+        return validate(set, compiled, &report, dir, log);
     }
     Ok(Status::Complete)
 }
@@ -195,12 +188,12 @@ fn run_one(
 /// writes validation.csv next to the tables.
 fn validate(
     set: &ScenarioSet,
-    plans: &[Compiled],
+    compiled: &Compiled,
     report: &Report,
     dir: &Path,
     log: &mut dyn FnMut(Note<'_>),
 ) -> Result<Status, Error> {
-    let exact = match exact_report(set, plans) {
+    let exact = match exact_report(set, Some(compiled)) {
         Ok(exact) => exact,
         Err(refusal) => {
             log(Note::Info(&format!(

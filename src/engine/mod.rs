@@ -7,14 +7,17 @@
 //! were spread: that is what makes the output files byte-identical for any thread count and
 //! for shards merged back.
 
+mod arms;
 #[cfg(target_arch = "x86_64")]
 mod cpu;
 pub mod draws;
+pub mod joined;
 pub mod stream;
 pub mod tree;
 mod worker;
 
 pub use draws::{Draw, Draws, Plain};
+pub use joined::{Joined, PairOf, Pairing};
 
 use crate::stats::{Histogram, Summary};
 use rayon::prelude::*;

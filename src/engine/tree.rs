@@ -240,6 +240,24 @@ impl<'t> Tree<'t> {
         }
     }
 
+    /// The leaf a trial whose first words are `words` ends at, when the tree knows its path
+    /// and it ends within them: a walk that only looks, so that arms sharing a trial's words
+    /// draw them once. `None` sends the trial to [`walk`](Self::walk).
+    #[inline]
+    pub fn leaf_for(&self, words: &[u64]) -> Option<u32> {
+        if !self.remember {
+            return None;
+        }
+        let mut e = self.root;
+        for &w in words {
+            if e >= LEAF {
+                break;
+            }
+            e = self.child(e, w);
+        }
+        (e & LEAF != 0 && e < SLOW).then_some(e & !LEAF)
+    }
+
     /// Plays one trial of this arm, drawing from `rng`; a trial played in full leaves its
     /// metrics in `player.out`.
     pub fn walk<T: Trial, R: Rng>(&mut self, player: &mut Player<'t, T>, rng: &mut R) -> Walked {

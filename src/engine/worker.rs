@@ -1,6 +1,7 @@
 //! One worker's side of a run: playing a chunk's trials through the outcome trees, on the
 //! chunk's lanes, into integer histograms.
 
+use super::arms::{Arms, PLAYED};
 use super::stream::{self, LaneState, Lanes, LANES};
 use super::tree::{Mode, Player, Tree, Walked};
 use super::{chunk_len, Draw, Gathered, RunSpec, Trial};
@@ -19,6 +20,10 @@ const BATCH: usize = 256;
 /// leave a tree that has just seen its last new path walking the rest of the chunk.
 const SEGMENT: u64 = 16384;
 
+/// Words of a trial of several arms drawn once and walked by every arm; an arm whose path is
+/// longer walks on its own.
+const SHARED_WORDS: usize = 4;
+
 /// One worker's memory, reused across its chunks so the hot path allocates nothing.
 pub(crate) struct Worker<'t, T: Trial> {
     /// Plays trials in full for the trees, and keeps where single-arm trials ended this
@@ -32,6 +37,8 @@ pub(crate) struct Worker<'t, T: Trial> {
     differences: Vec<i64>,
     /// Trials in `columns`.
     filled: usize,
+    /// Trials of several arms.
+    arms: Arms,
 }
 
 impl<'t, T: Trial> Worker<'t, T> {
@@ -45,6 +52,7 @@ impl<'t, T: Trial> Worker<'t, T> {
             columns: vec![0; m * BATCH],
             differences: vec![0; BATCH],
             filled: 0,
+            arms: Arms::new(trial),
         }
     }
 
@@ -60,28 +68,56 @@ impl<'t, T: Trial> Worker<'t, T> {
         if trial.arms() == 1 {
             self.play_one_arm(trial, &mut lanes, n, acc);
         } else {
-            for lane in 0..LANES {
-                let mut rng = lanes.state(lane);
-                for _ in lane_trials(0, n, lane) {
-                    // Every arm replays the same stream: common random numbers.
-                    let word = rng.next_u64();
-                    for arm in 0..self.trees.len() {
-                        let tree = &mut self.trees[arm];
-                        let mut arm_rng = stream::trial_stream(word);
-                        let walked = tree.walk(&mut self.player, &mut arm_rng);
-                        if let Walked::Leaf(leaf) = walked {
-                            for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
-                                self.player.out[slot] = v;
-                            }
-                        }
-                    }
-                    self.push_out(trial, acc);
-                }
-            }
+            self.play_arms(trial, &mut lanes, n, acc);
         }
         self.flush(trial, acc);
+        self.arms.drain_into(&self.trees, acc);
         acc.trials += n;
         acc.chunks += 1;
+    }
+
+    /// Several arms: trial t draws one word from lane t mod 16 and every arm replays the
+    /// stream seeded from it ([`stream::trial_stream`]): common random numbers. A trial whose
+    /// arms all end at leaves is counted by its leaves, per arm and per pair of arms compared,
+    /// and expanded at the end of the chunk; one with an arm played in full goes to the
+    /// column batch as a row.
+    fn play_arms(&mut self, trial: &'t T, lanes: &mut Lanes, n: u64, acc: &mut Gathered) {
+        let mut words = [0u64; SHARED_WORDS];
+        for lane in 0..LANES {
+            let mut rng = lanes.state(lane);
+            for _ in lane_trials(0, n, lane) {
+                let base = stream::trial_stream(rng.next_u64());
+                let mut next = base.clone();
+                words.fill_with(|| next.next_u64());
+                let mut every_leaf = true;
+                for (arm, tree) in self.trees.iter_mut().enumerate() {
+                    let leaf = match tree.leaf_for(&words) {
+                        Some(leaf) => leaf,
+                        None => match tree.walk(&mut self.player, &mut base.clone()) {
+                            Walked::Leaf(leaf) => leaf,
+                            Walked::Played => {
+                                every_leaf = false;
+                                PLAYED
+                            }
+                        },
+                    };
+                    self.arms.ended[arm] = leaf;
+                }
+                if every_leaf {
+                    self.arms.count(lane);
+                    continue;
+                }
+                for (tree, &leaf) in self.trees.iter().zip(&self.arms.ended) {
+                    if leaf != PLAYED {
+                        for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
+                            self.player.out[slot] = v;
+                        }
+                    }
+                }
+                self.push_out(trial, acc);
+            }
+            lanes.restore(lane, rng);
+        }
     }
 
     /// One arm: trials that end at a leaf are counted per leaf and expanded at the end.

@@ -48,7 +48,7 @@ pub struct Plan {
 /// The metric pairs `compare.csv` reports: for every two arms a < b, each metric of arm a with
 /// the metric of arm b of the same name, where b has one. A metric only one arm has (a step of
 /// one choice, a unit one design adds) is not compared.
-pub(super) fn pairs_by_name(metrics: &[MetricName], arms: usize) -> Vec<(usize, usize)> {
+fn pairs_by_name(metrics: &[MetricName], arms: usize) -> Vec<(usize, usize)> {
     let mut pairs = Vec::new();
     for a in 0..arms {
         for b in a + 1..arms {

@@ -167,3 +167,29 @@ target = "ogres"
 "#
     )
 }
+
+/// Runs the release binary from the project folder.
+pub fn rollcall(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rollcall"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+/// Rows of a CSV file as maps from column name to cell.
+pub fn csv_rows(path: &std::path::Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).expect("a CSV file");
+    let header = reader.headers().expect("a header").clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.expect("a record");
+            header
+                .iter()
+                .zip(r.iter())
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
