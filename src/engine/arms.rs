@@ -3,12 +3,22 @@
 //! a walk and a count per arm and a count per pair of arms, instead of a histogram update per
 //! metric and per pair of metrics; the counts become histograms once per chunk.
 
+use super::stream::{self, LaneState, Stream};
 use super::tree::{LeafCounts, Tree};
 use super::{Gathered, Trial};
+use rand::Rng;
 use std::collections::HashMap;
 
 /// An arm played in full: its metrics are in the player's row, not at a leaf.
 pub(crate) const PLAYED: u32 = u32::MAX;
+
+/// Words of a trial drawn once for every arm to walk by; an arm whose path is longer walks on
+/// its own stream.
+const SHARED_WORDS: usize = 4;
+
+/// Metric values a block may hold for trials with an arm played in full: bounds the block of
+/// a trial with very many metrics (a sweep of many points).
+const BLOCK_VALUES: usize = 1 << 16;
 
 /// Cells of a pair of arms' counts kept as a table; pairs of trees with more leaves than this
 /// allows go to a map.
@@ -66,8 +76,17 @@ impl PairCounts {
 }
 
 pub(crate) struct Arms {
-    /// Where each arm of the trial being played ended: a leaf or [`PLAYED`].
-    pub(crate) ended: Vec<u32>,
+    /// Trials in a block.
+    block: usize,
+    /// Each trial of the block's stream, and the first words it draws.
+    streams: Vec<Stream>,
+    words: Vec<[u64; SHARED_WORDS]>,
+    /// `ended[arm * block + t]`: where arm `arm` of the block's trial t ended, a leaf or
+    /// [`PLAYED`].
+    ended: Vec<u32>,
+    /// Per trial of the block, whether an arm was played in full, and then its metric row.
+    played: Vec<bool>,
+    rows: Vec<i64>,
     /// The arms in no pair, whose trials are counted by leaf alone (an arm in a pair has
     /// its leaves counted there).
     alone: Vec<usize>,
@@ -111,8 +130,14 @@ impl Arms {
         let alone = (0..arms)
             .filter(|&arm| !arm_pairs.iter().any(|&(a, b)| a == arm || b == arm))
             .collect();
+        let block = (BLOCK_VALUES / metrics.len().max(1)).clamp(16, 256);
         Arms {
-            ended: vec![PLAYED; arms],
+            block,
+            streams: Vec::with_capacity(block),
+            words: vec![[0; SHARED_WORDS]; block],
+            ended: vec![PLAYED; arms * block],
+            played: vec![false; block],
+            rows: Vec::new(),
             alone,
             leaves: (0..arms).map(|_| LeafCounts::default()).collect(),
             joint: arm_pairs.iter().map(|_| PairCounts::default()).collect(),
@@ -121,14 +146,79 @@ impl Arms {
         }
     }
 
-    /// Counts the trial whose arms all ended at the leaves in `ended`.
+    /// Draws the next block of a lane's trials, at most `left`: each trial's word from the
+    /// lane seeds the stream all its arms replay. Returns the trials in the block.
+    pub(crate) fn draw_block(&mut self, lane: &mut LaneState, left: u64) -> usize {
+        let len = left.min(self.block as u64) as usize;
+        self.streams.clear();
+        for words in &mut self.words[..len] {
+            let stream = stream::trial_stream(lane.next_u64());
+            let mut next = stream.clone();
+            words.fill_with(|| next.next_u64());
+            self.streams.push(stream);
+        }
+        self.played[..len].fill(false);
+        len
+    }
+
+    /// The first words trial `t` of the block draws.
     #[inline]
-    pub(crate) fn count(&mut self, lane: usize) {
+    pub(crate) fn words(&self, t: usize) -> &[u64] {
+        &self.words[t]
+    }
+
+    /// Trial `t`'s stream from its start, for an arm to walk on its own.
+    pub(crate) fn stream(&self, t: usize) -> Stream {
+        self.streams[t].clone()
+    }
+
+    #[inline]
+    pub(crate) fn end(&mut self, arm: usize, t: usize, leaf: u32) {
+        self.ended[arm * self.block + t] = leaf;
+    }
+
+    /// The metric row of trial `t`, which has an arm played in full (`m` metrics).
+    pub(crate) fn played_row(&mut self, t: usize, m: usize) -> &mut [i64] {
+        if self.rows.len() < self.block * m {
+            self.rows.resize(self.block * m, 0);
+        }
+        self.played[t] = true;
+        &mut self.rows[t * m..(t + 1) * m]
+    }
+
+    /// Trial `t`'s whole metric row when an arm of it was played in full (the arms that ended
+    /// at leaves filled in from `trees`), else `None`: it is counted by its leaves.
+    pub(crate) fn row_of(&mut self, t: usize, m: usize, trees: &[Tree<'_>]) -> Option<&[i64]> {
+        if !self.played[t] {
+            return None;
+        }
+        let row = &mut self.rows[t * m..(t + 1) * m];
+        for (arm, tree) in trees.iter().enumerate() {
+            let leaf = self.ended[arm * self.block + t];
+            if leaf != PLAYED {
+                for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
+                    row[slot] = v;
+                }
+            }
+        }
+        Some(row)
+    }
+
+    /// Counts the block's first `len` trials whose arms all ended at leaves.
+    pub(crate) fn count_block(&mut self, len: usize, lane: usize) {
+        let block = self.block;
+        let counted = |t: &usize| !self.played[*t];
         for &arm in &self.alone {
-            self.leaves[arm].add(self.ended[arm], lane, 1);
+            let ended = &self.ended[arm * block..arm * block + len];
+            for t in (0..len).filter(counted) {
+                self.leaves[arm].add(ended[t], lane, 1);
+            }
         }
         for (joint, &(a, b)) in self.joint.iter_mut().zip(&self.arm_pairs) {
-            joint.add(self.ended[a], self.ended[b]);
+            let (ended_a, ended_b) = (&self.ended[a * block..], &self.ended[b * block..]);
+            for t in (0..len).filter(counted) {
+                joint.add(ended_a[t], ended_b[t]);
+            }
         }
     }
 

@@ -1383,4 +1383,25 @@ mod tests {
             assert_eq!(memoised, played, "case {case}");
         }
     }
+
+    #[test]
+    fn joined_random_shapes_count_as_rows_played_in_full_count() {
+        // Arms counted by their leaves (and pairs of arms by their pairs of leaves) give the
+        // histograms and paired differences that rows of trials played in full give.
+        use crate::engine::{Joined, Pairing};
+        for case in 0..8 {
+            for pairing in [Pairing::AgainstFirst, Pairing::Every] {
+                let joined = |memoise: bool| {
+                    let parts = (0..3).map(|i| Random::new(3 * case + i, memoise)).collect();
+                    Joined::new(parts, pairing)
+                };
+                let trials = 50_000 + 37 * case;
+                let counted = gather(&joined(true), trials);
+                let played = gather(&joined(false), trials);
+                assert!(!counted.differences.is_empty(), "case {case}");
+                assert_eq!(counted.differences[0].total(), trials, "case {case}");
+                assert_eq!(counted, played, "case {case} {pairing:?}");
+            }
+        }
+    }
 }

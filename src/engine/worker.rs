@@ -2,12 +2,12 @@
 //! chunk's lanes, into integer histograms.
 
 use super::arms::{Arms, PLAYED};
-use super::stream::{self, LaneState, Lanes, LANES};
+
+use super::stream::{LaneState, Lanes, LANES};
 use super::tree::{Mode, Player, Tree, Walked};
 use super::{chunk_len, Draw, Gathered, RunSpec, Trial};
 use crate::dice::{SuccessCount, AMBIGUOUS};
 use crate::stats::Histogram;
-use rand::Rng;
 
 /// Trials played before their metrics are added to the histograms, column by column: a
 /// metric that did not change across the batch (common: most metrics of most steps) costs one
@@ -19,10 +19,6 @@ const BATCH: usize = 256;
 /// counts handed over), so segments are long; whole chunks were timed no faster, and would
 /// leave a tree that has just seen its last new path walking the rest of the chunk.
 const SEGMENT: u64 = 16384;
-
-/// Words of a trial of several arms drawn once and walked by every arm; an arm whose path is
-/// longer walks on its own.
-const SHARED_WORDS: usize = 4;
 
 /// One worker's memory, reused across its chunks so the hot path allocates nothing.
 pub(crate) struct Worker<'t, T: Trial> {
@@ -82,39 +78,40 @@ impl<'t, T: Trial> Worker<'t, T> {
     /// and expanded at the end of the chunk; one with an arm played in full goes to the
     /// column batch as a row.
     fn play_arms(&mut self, trial: &'t T, lanes: &mut Lanes, n: u64, acc: &mut Gathered) {
-        let mut words = [0u64; SHARED_WORDS];
+        let m = self.player.out.len();
         for lane in 0..LANES {
             let mut rng = lanes.state(lane);
-            for _ in lane_trials(0, n, lane) {
-                let base = stream::trial_stream(rng.next_u64());
-                let mut next = base.clone();
-                words.fill_with(|| next.next_u64());
-                let mut every_leaf = true;
+            let mut left = trials_on_lane(0, n, lane);
+            while left > 0 {
+                // A block of the lane's trials, arm after arm: an arm's tree and counts stay
+                // in cache while it walks the block, however many arms there are.
+                let len = self.arms.draw_block(&mut rng, left);
                 for (arm, tree) in self.trees.iter_mut().enumerate() {
-                    let leaf = match tree.leaf_for(&words) {
-                        Some(leaf) => leaf,
-                        None => match tree.walk(&mut self.player, &mut base.clone()) {
-                            Walked::Leaf(leaf) => leaf,
-                            Walked::Played => {
-                                every_leaf = false;
-                                PLAYED
-                            }
-                        },
-                    };
-                    self.arms.ended[arm] = leaf;
-                }
-                if every_leaf {
-                    self.arms.count(lane);
-                    continue;
-                }
-                for (tree, &leaf) in self.trees.iter().zip(&self.arms.ended) {
-                    if leaf != PLAYED {
-                        for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
-                            self.player.out[slot] = v;
-                        }
+                    for t in 0..len {
+                        let leaf = match tree.leaf_for(self.arms.words(t)) {
+                            Some(leaf) => leaf,
+                            None => match tree.walk(&mut self.player, &mut self.arms.stream(t)) {
+                                Walked::Leaf(leaf) => leaf,
+                                Walked::Played => {
+                                    let row = self.arms.played_row(t, m);
+                                    for &slot in tree.slots() {
+                                        row[slot] = self.player.out[slot];
+                                    }
+                                    PLAYED
+                                }
+                            },
+                        };
+                        self.arms.end(arm, t, leaf);
                     }
                 }
-                self.push_out(trial, acc);
+                for t in 0..len {
+                    if let Some(row) = self.arms.row_of(t, m, &self.trees) {
+                        self.player.out.copy_from_slice(row);
+                        self.push_out(trial, acc);
+                    }
+                }
+                self.arms.count_block(len, lane);
+                left -= len as u64;
             }
             lanes.restore(lane, rng);
         }
