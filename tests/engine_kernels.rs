@@ -1,6 +1,8 @@
 //! Every SIMD kernel this CPU has writes the same tables: each shipped scenario is run once per
 //! kernel, forced with `ROLLCALL_SIMD`, and its tables compared byte for byte with those of the
-//! portable kernel. A kernel the CPU lacks is named on the terminal, not passed over silently.
+//! portable kernel. A kernel the CPU lacks is named on the terminal, not passed over silently,
+//! and every run must say it used the kernel forced, so a choice that fell back to another
+//! kernel cannot pass unseen.
 
 use rollcall::engine::stream::Kernel;
 use std::io::Write;
@@ -17,7 +19,7 @@ fn tables(scenario: &Path, kernel: Kernel) -> Vec<(String, Vec<u8>)> {
     let status = Command::new(env!("CARGO_BIN_EXE_rollcall"))
         .current_dir(root())
         .env("ROLLCALL_SIMD", kernel.name())
-        .args(["run", "--quiet", "--trials", "300000", "--threads", "2"])
+        .args(["run", "--trials", "300000", "--threads", "2"])
         .arg(scenario)
         .arg("--out")
         .arg(out.path())
@@ -29,6 +31,14 @@ fn tables(scenario: &Path, kernel: Kernel) -> Vec<(String, Vec<u8>)> {
         scenario.display(),
         kernel.name(),
         String::from_utf8_lossy(&status.stderr)
+    );
+    let said = String::from_utf8_lossy(&status.stderr);
+    let used = format!("{} random lanes", kernel.name());
+    assert!(
+        said.contains(&used),
+        "{} with {}: the run did not say it used them: {said}",
+        scenario.display(),
+        kernel.name()
     );
     let mut tables: Vec<(String, Vec<u8>)> = std::fs::read_dir(out.path())
         .unwrap()

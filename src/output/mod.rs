@@ -25,8 +25,8 @@ pub struct RunMeta {
     /// Trials asked for at each sweep point.
     pub trials_requested: u64,
     pub sweep_points: usize,
-    /// Trials played, summed over sweep points (each trial plays every choice); less than
-    /// requested when the run was interrupted or stopped early by `--precision`.
+    /// Trials played (each plays every sweep point and every choice); less than requested
+    /// when the run was interrupted or stopped early by `--precision`.
     pub trials_played: u64,
     pub chunk_size: u64,
     pub threads: usize,
