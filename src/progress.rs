@@ -34,6 +34,9 @@ pub fn watch<T: Send>(
         let watcher = scope.spawn(|| {
             let start = Instant::now();
             let mut bar: Option<ProgressBar> = None;
+            // Trials arrive a chunk at a time: the rate is taken when the count last moved,
+            // so it does not sag between chunks.
+            let (mut done, mut moved) = (0, Duration::ZERO);
             while !finished.load(Ordering::Acquire) {
                 if interrupt.load(Ordering::Relaxed) {
                     monitor.stop.store(true, Ordering::Relaxed);
@@ -41,10 +44,13 @@ pub fn watch<T: Send>(
                 if show && bar.is_none() && start.elapsed() > SHOW_AFTER {
                     bar = Some(new_bar(total_trials, label));
                 }
+                let now = monitor.trials_done.load(Ordering::Relaxed);
+                if now != done {
+                    (done, moved) = (now, start.elapsed());
+                }
                 if let Some(bar) = &bar {
-                    let done = monitor.trials_done.load(Ordering::Relaxed);
                     bar.set_position(done);
-                    bar.set_message(status(done, total_trials, start.elapsed()));
+                    bar.set_message(status(done, total_trials, moved, start.elapsed()));
                 }
                 std::thread::park_timeout(TICK);
             }
@@ -69,11 +75,12 @@ fn new_bar(total: u64, label: &str) -> ProgressBar {
     bar
 }
 
-/// The text after the bar: trials done of the total, the mean rate since the run began, and
-/// the time left once it means something, e.g. `12.3 M / 100 M trials  8.10 M trials/s  ETA 11 s`.
-pub fn status(done: u64, total: u64, elapsed: Duration) -> String {
+/// The text after the bar: trials done of the total, the mean rate from the run's start to
+/// `moved` (when the count last changed), and the time left once it means something, e.g.
+/// `12.3 M / 100 M trials  8.10 M trials/s  ETA 11 s`. `elapsed` is the time now.
+pub fn status(done: u64, total: u64, moved: Duration, elapsed: Duration) -> String {
     let mut text = format!("{} / {} trials", count(done as f64), count(total as f64));
-    let seconds = elapsed.as_secs_f64();
+    let seconds = moved.as_secs_f64();
     if done == 0 || seconds <= 0.0 {
         return text;
     }
@@ -81,7 +88,8 @@ pub fn status(done: u64, total: u64, elapsed: Duration) -> String {
     text.push_str(&format!("  {} trials/s", count(rate)));
     let share = done as f64 / total.max(1) as f64;
     if elapsed >= ETA_AFTER && share >= ETA_AFTER_SHARE && done < total {
-        let left = (total - done) as f64 / rate;
+        let since = elapsed.saturating_sub(moved).as_secs_f64();
+        let left = ((total - done) as f64 / rate - since).max(0.0);
         text.push_str(&format!("  ETA {}", duration(left)));
     }
     text
@@ -150,19 +158,24 @@ mod tests {
         let s = Duration::from_secs_f64;
         // One second into a 14 s run of 14e6 trials, 1e6 done: 1 M trials/s, no ETA yet.
         assert_eq!(
-            status(1_000_000, 14_000_000, s(1.0)),
+            status(1_000_000, 14_000_000, s(1.0), s(1.0)),
             "1.00 M / 14.0 M trials  1.00 M trials/s"
         );
-        // At 2 s, 2e6 done: 12e6 left at 1e6 a second.
+        // 2e6 done at 2 s, and it is 2.5 s now: 12e6 left at 1e6 a second, less the 0.5 s
+        // since the count moved. The rate is still the rate at 2 s, not a sagging 0.8 M.
         assert_eq!(
-            status(2_000_000, 14_000_000, s(2.0)),
+            status(2_000_000, 14_000_000, s(2.0), s(2.5)),
             "2.00 M / 14.0 M trials  1.00 M trials/s  ETA 12 s"
         );
+        assert_eq!(
+            status(2_000_000, 14_000_000, s(2.0), s(4.0)),
+            "2.00 M / 14.0 M trials  1.00 M trials/s  ETA 10 s"
+        );
         // Nothing done yet: no rate to speak of.
-        assert_eq!(status(0, 1_000, s(1.5)), "0 / 1.00 k trials");
+        assert_eq!(status(0, 1_000, s(0.0), s(1.5)), "0 / 1.00 k trials");
         // Long past two seconds, but under 2% done: the time left is not yet shown.
         assert_eq!(
-            status(1_000, 1_000_000, s(10.0)),
+            status(1_000, 1_000_000, s(10.0), s(10.0)),
             "1.00 k / 1.00 M trials  100 trials/s"
         );
     }

@@ -239,7 +239,7 @@ fn steps(out: &mut String, s: &Scenario, steps: &[Step], indent: &str) {
 fn order_text(s: &Scenario, unit: usize, order: &Order) -> String {
     let u = &s.units[unit];
     let doubled = if u.call_of_the_masters {
-        " twice, as one command (Call of the Masters)"
+        " (resolved twice, as one command: Call of the Masters)"
     } else {
         ""
     };
@@ -248,8 +248,8 @@ fn order_text(s: &Scenario, unit: usize, order: &Order) -> String {
             let resolve = u.resolve.as_ref().map_or(String::new(), test_text);
             let missing = u.size - u.alive();
             format!(
-                "{} Rallies{doubled}: one Resolve test, {resolve}, per missing model ({missing} \
-                 missing at the start), each success restoring one model.",
+                "{} declares Rally{doubled}: one Resolve test, {resolve}, per missing model \
+                 ({missing} missing at the start), each success restoring one model.",
                 u.id
             )
         }
@@ -267,8 +267,8 @@ fn order_text(s: &Scenario, unit: usize, order: &Order) -> String {
                 Target::Unit(t) => {
                     let tu = &s.units[t];
                     let save = match &tu.defense {
-                        Some(d) => format!("{} saves on {}", tu.id, test_text(d)),
-                        None => format!("{} has no defense test", tu.id),
+                        Some(d) => format!("the target's defense test is {}", test_text(d)),
+                        None => "the target has no defense test".to_string(),
                     };
                     let distance = match (u.models.is_empty(), tu.models.is_empty()) {
                         (false, false) => {
@@ -303,19 +303,19 @@ fn order_text(s: &Scenario, unit: usize, order: &Order) -> String {
                     ".".into(),
                 ),
             };
-            format!("{} Shoots at {at}{doubled}: {volley}{after}", u.id)
+            format!("{} declares Shoot at {at}{doubled}: {volley}{after}", u.id)
         }
         Order::Run { toward } => {
             let m = u.move_distance.map_or(String::new(), inches);
             match toward {
                 Heading::Point(p) => format!(
-                    "{} Runs{doubled} up to {m} straight toward ({}, {}).",
+                    "{} declares Run{doubled}: up to {m} straight toward ({}, {}).",
                     u.id,
                     number(p.x),
                     number(p.y)
                 ),
                 Heading::AwayFromNearestEnemy => format!(
-                    "{} Runs{doubled} up to {m} straight away from the nearest enemy model.",
+                    "{} declares Run{doubled}: up to {m} straight away from the nearest enemy model.",
                     u.id
                 ),
             }
