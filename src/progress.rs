@@ -137,7 +137,7 @@ mod tests {
     fn counts_read_as_people_write_them() {
         assert_eq!(count(0.0), "0");
         assert_eq!(count(999.4), "999");
-        assert_eq!(count(576_079.8749), "576 k");
+        assert_eq!(count(576_079.874_9), "576 k");
         assert_eq!(count(12_345_678.0), "12.3 M");
         assert_eq!(count(3_248_444_479.0), "3.25 G");
         assert_eq!(count(1e6), "1.00 M");

@@ -3,8 +3,8 @@
 //!
 //! [`describe`] writes the whole text from what validation built (never from the TOML, so it
 //! shows defaults and overrides as the rules will use them): the run's facts and sweep, the
-//! options, the units, what one trial plays ([`battle`] for steps and engagements, [`cards`]
-//! for card games), what each metric counts ([`metrics`]), and which engine applies. It
+//! options, the units, what one trial plays (`battle.rs` for steps and engagements, `cards.rs`
+//! for card games), what each metric counts (`metrics.rs`), and which engine applies. It
 //! decides nothing and computes only geometry the rules' plan already holds.
 
 mod battle;
@@ -241,7 +241,7 @@ pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
