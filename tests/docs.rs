@@ -183,6 +183,20 @@ fn every_key_the_loader_accepts_is_documented() {
         missing.is_empty(),
         "keys the loader accepts but docs/scenario-keys.md does not document: {missing:?}"
     );
+    // And the other way: a row's key (first cell) is one the loader accepts.
+    let rows: Vec<&str> = doc
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once('`'))
+        .filter(|(_, rest)| rest.trim_start().starts_with('|'))
+        .map(|(key, _)| key)
+        .collect();
+    assert!(rows.len() > 50, "only {} key rows found", rows.len());
+    let unknown: Vec<&&str> = rows.iter().filter(|k| !keys.contains(**k)).collect();
+    assert!(
+        unknown.is_empty(),
+        "docs/scenario-keys.md documents keys the loader refuses: {unknown:?}"
+    );
 }
 
 /// A scratch folder for running documented commands: the shipped configs, no results.

@@ -82,7 +82,7 @@ fn unit(out: &mut String, s: &Scenario, plan: &Plan, i: usize, u: &Unit, indent:
     }
     let resolve = match &u.resolve {
         Some(t) => format!("Resolve {}", test_text(t)),
-        None => "no Resolve test (it cannot Rally)".to_string(),
+        None => "No Resolve test (it cannot Rally)".to_string(),
     };
     let defense = match &u.defense {
         Some(t) => format!(
@@ -335,14 +335,14 @@ fn order_text(s: &Scenario, unit: usize, order: &Order) -> String {
         .filter(|(_, e)| e.side != u.side)
         .filter_map(|(i, e)| {
             let how = match e.response {
-                Response::Defend if targeted(i) => "Defend",
-                Response::CoveringFire => "Covering Fire, if the acting unit is in its range",
+                Response::Defend if targeted(i) => "with Defend",
+                Response::CoveringFire => "with Covering Fire, if the acting unit is in its range",
                 Response::Random if e.weapon.is_some() || targeted(i) => {
-                    "an answer picked at random among those it may give"
+                    "at random, among the answers it may give"
                 }
                 _ => return None,
             };
-            Some(format!("{} may answer with {how}", unit_id(s, i)))
+            Some(format!("{} may answer {how}", unit_id(s, i)))
         })
         .collect();
     if !answers.is_empty() {
