@@ -40,6 +40,18 @@ pub enum CommandLine {
     Check {
         /// Scenario files (default: every configs/*.toml).
         files: Vec<PathBuf>,
+        /// Override any key before validation, as `run --set` does.
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = setting)]
+        settings: Vec<Setting>,
+    },
+    /// Say in plain words what one trial of a scenario does: units, where they stand, options,
+    /// steps or orders, what each metric counts, and whether the exact engine takes it.
+    Explain {
+        /// Scenario file.
+        file: PathBuf,
+        /// Override any key before validation, as `run --set` does.
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = setting)]
+        settings: Vec<Setting>,
     },
 }
 
@@ -59,7 +71,8 @@ pub struct RunArgs {
     /// Output folder (default: results/SCENARIO/; with several files, DIR/SCENARIO/).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Override any key before validation, e.g. --set unit.wardens.alive=4.
+    /// Override any key before validation, e.g. --set unit.wardens.alive=4 (quote values with
+    /// shell characters: --set 'unit.wardens.resolve=d6>=3').
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = setting)]
     pub settings: Vec<Setting>,
     /// Stop once every mean's 95% half-width is below EPS (checked at fixed chunk counts).
@@ -82,7 +95,7 @@ pub struct RunArgs {
 pub struct ExactArgs {
     /// Scenario file.
     pub file: PathBuf,
-    /// Output folder (default: results/SCENARIO/).
+    /// Output folder (default: results/SCENARIO/exact/, apart from a simulation's tables).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Override any key before validation, e.g. --set unit.wardens.alive=4.

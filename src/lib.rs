@@ -11,7 +11,8 @@
 //!   random streams and knows nothing of the rules.
 //! - [`stats`] holds histograms that merge exactly, summaries and goodness of fit; [`exact`]
 //!   computes exact distributions from a compiled [`rules::Plan`], independently of the
-//!   sampler; [`output`] writes tables and decides nothing.
+//!   sampler; [`output`] writes tables and decides nothing; [`explain`] tells a loaded
+//!   scenario in words and decides nothing either.
 //! - [`app`] wires one module per command line verb; [`cli`] turns flags into typed options.
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -24,6 +25,7 @@ pub mod config;
 pub mod dice;
 pub mod engine;
 pub mod exact;
+pub mod explain;
 pub mod output;
 pub mod progress;
 pub mod rules;

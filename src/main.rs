@@ -43,7 +43,14 @@ fn main() {
             }
             Err(e) => report(&e),
         },
-        CommandLine::Check { files } => match app::check(&files) {
+        CommandLine::Explain { file, settings } => match app::explain(&file, &settings) {
+            Ok(text) => {
+                print!("{text}");
+                0
+            }
+            Err(e) => report(&e),
+        },
+        CommandLine::Check { files, settings } => match app::check(&files, &settings) {
             Ok(lines) => {
                 for line in lines {
                     println!("{line}");

@@ -8,6 +8,10 @@
 //! ```text
 //! ROLLCALL_BLESS=1 cargo test --release --test golden
 //! ```
+//!
+//! `tests/golden/run/<scenario>/` holds what `rollcall run` writes into `results/<scenario>/`,
+//! `tests/golden/exact/<scenario>/` what `rollcall exact` writes into
+//! `results/<scenario>/exact/`; the last test checks that the two folders stay apart.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -110,4 +114,60 @@ fn every_shipped_scenario_the_exact_engine_takes_gives_its_pinned_tables() {
     // The exact engine takes the shipped dice-only scenarios; if it takes none, this test
     // would pin nothing.
     assert!(taken > 0, "the exact engine took no shipped scenario");
+}
+
+/// Runs `rollcall ARGS...` in `cwd`; returns the exit status code.
+fn rollcall_in(cwd: &Path, args: &[&str]) -> Option<i32> {
+    Command::new(env!("CARGO_BIN_EXE_rollcall"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .expect("binary runs")
+        .status
+        .code()
+}
+
+#[test]
+fn exact_and_simulated_tables_live_apart_and_no_stale_table_stays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path();
+    let file = root().join("configs/rally-masters.toml");
+    let file = file.to_str().unwrap();
+    // `exact` writes into results/<scenario>/exact/: the pinned exact tables, byte for byte.
+    assert_eq!(rollcall_in(cwd, &["exact", file]), Some(0));
+    let exact = cwd.join("results/rally-masters/exact");
+    let golden = root().join("tests/golden/exact/rally-masters");
+    for t in tables(&golden) {
+        assert_eq!(
+            std::fs::read(exact.join(&t)).unwrap(),
+            std::fs::read(golden.join(&t)).unwrap(),
+            "{t}"
+        );
+    }
+    // A validated run writes beside it, in results/<scenario>/, and leaves it alone.
+    let run = ["run", file, "--trials", "1e4", "--quiet"];
+    assert_eq!(
+        rollcall_in(cwd, &[&run[..], &["--validate"]].concat()),
+        Some(0)
+    );
+    let sim = cwd.join("results/rally-masters");
+    assert!(sim.join("summary.csv").exists() && sim.join("validation.csv").exists());
+    for t in tables(&golden) {
+        assert_eq!(
+            std::fs::read(exact.join(&t)).unwrap(),
+            std::fs::read(golden.join(&t)).unwrap(),
+            "{t} changed under a run"
+        );
+    }
+    // Run again without --validate: the earlier validation.csv does not stay looking current.
+    assert_eq!(rollcall_in(cwd, &run), Some(0));
+    assert!(!sim.join("validation.csv").exists());
+    // Exact tables are not written over a simulation's, even when asked to.
+    assert_eq!(
+        rollcall_in(cwd, &["exact", file, "--out", sim.to_str().unwrap()]),
+        Some(2)
+    );
+    assert!(std::fs::read_to_string(sim.join("summary.csv"))
+        .unwrap()
+        .contains("monte_carlo"));
 }

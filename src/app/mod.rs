@@ -16,10 +16,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 mod exact;
+mod explain;
 mod merge;
 mod run;
 
 pub use exact::{exact, ExactOptions};
+pub use explain::explain;
 pub use merge::merge;
 pub use run::{run, RunOptions};
 
@@ -192,12 +194,13 @@ pub fn prepare(path: &Path, settings: &[Setting]) -> Result<(ScenarioSet, Compil
     Ok((set, compiled))
 }
 
-/// `rollcall check`: validates files without running them; returns one line per file.
-pub fn check(files: &[PathBuf]) -> Result<Vec<String>, Error> {
+/// `rollcall check`: validates files (after `settings`, as `run --set` applies them)
+/// without running them; returns one line per file.
+pub fn check(files: &[PathBuf], settings: &[Setting]) -> Result<Vec<String>, Error> {
     scenario_files(files)?
         .iter()
         .map(|f| {
-            let (set, _) = prepare(f, &[])?;
+            let (set, _) = prepare(f, settings)?;
             let v = &set.variants[0];
             let s = &v.scenario;
             let what = match &s.cards {
@@ -232,14 +235,42 @@ fn exact_report(set: &ScenarioSet, compiled: Option<&Compiled>) -> Result<ExactR
     crate::exact::report(set, &arms)
 }
 
-/// Writes a simulated run's tables (plus a card game's orderings.csv) and run.json; returns
-/// the folder.
+/// Files a simulated run writes only sometimes (summary.csv, distribution.csv and run.json it
+/// always rewrites). Those this run does not write are removed, so that none is left from an
+/// earlier run (another seed, `--validate` then, choices since removed) looking current;
+/// validation.csv and the reports are written again after the tables when asked for.
+const OPTIONAL_FILES: [&str; 5] = [
+    "compare.csv",
+    "orderings.csv",
+    "validation.csv",
+    "report.html",
+    "report.md",
+];
+
+/// Writes a simulated run's tables (plus a card game's orderings.csv) and run.json, and
+/// removes the [`OPTIONAL_FILES`] it did not write; returns the folder.
 fn write_tables(dir: &Path, report: &Report, meta: &RunMeta) -> Result<PathBuf, Error> {
     let extra: Vec<(&str, Vec<u8>)> = crate::cards::orderings_csv(report)
         .map(|t| ("orderings.csv", t))
         .into_iter()
         .collect();
-    write_files(dir, report, meta, extra)
+    let written = output::write_run(dir, report, meta, extra).map_err(|source| Error::Write {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    for name in OPTIONAL_FILES {
+        let path = dir.join(name);
+        if written.contains(&path) {
+            continue;
+        }
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::Write { path, source: e })
+            }
+            _ => {}
+        }
+    }
+    Ok(dir.to_path_buf())
 }
 
 /// Writes the tables of any report, `extra` tables and run.json; returns the folder.

@@ -167,11 +167,11 @@ fn run_one(
         None => (write_tables(dir, &report, &meta)?, Some(report)),
     };
     log(Note::Info(&format!(
-        "{}: {} trials in {:.2} s ({:.1} M trials/s, {} random lanes){} -> {}",
+        "{}: {} trials in {:.2} s ({} trials/s, {} random lanes){} -> {}",
         set.name,
         played,
         wall,
-        meta.trials_per_second / 1e6,
+        crate::progress::count(meta.trials_per_second),
         engine::stream::kernel().name(),
         if complete { "" } else { ", interrupted" },
         written.display()

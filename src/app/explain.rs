@@ -1,0 +1,24 @@
+//! `rollcall explain`.
+
+use super::*;
+use crate::explain::{describe, Facts};
+
+/// `rollcall explain`: what one trial of the file (after `settings`) does, in words,
+/// including whether the exact engine takes it and, if not, why.
+pub fn explain(file: &Path, settings: &[Setting]) -> Result<String, Error> {
+    let (set, compiled) = prepare(file, settings)?;
+    fn first_point<T: Trial>(joined: &Joined<T>) -> &[engine::MetricName] {
+        &joined.metrics()[joined.metrics_of(0)]
+    }
+    let metrics = match &compiled {
+        Compiled::Battle(j) => first_point(j.as_ref()),
+        Compiled::Designs(j) => first_point(j.as_ref()),
+        Compiled::Cards(j) => first_point(j.as_ref()),
+    };
+    let exact = exact_report(&set, Some(&compiled));
+    let facts = Facts {
+        metrics,
+        exact: exact.as_ref().map(|_| ()),
+    };
+    Ok(describe(&set, &facts))
+}

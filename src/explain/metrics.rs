@@ -1,0 +1,167 @@
+//! What each metric of a trial counts, in words, from the names the engine gives them.
+
+use crate::cards::data::{CARD_METRICS, PLAYERS};
+use crate::engine::MetricName;
+use crate::rules::metrics::{StepMetrics, UnitMetrics};
+use crate::scenario::{Command, Scenario, Step};
+use std::fmt::Write;
+
+/// The metrics section: every metric one trial writes, once, with what it counts and, when
+/// the trial has several choices, which choices report it.
+pub(super) fn section(out: &mut String, arms: &[Scenario], metrics: &[MetricName]) {
+    let mut names: Vec<(&str, Vec<&str>)> = Vec::new();
+    for m in metrics {
+        match names.iter_mut().find(|(n, _)| *n == m.name) {
+            Some((_, choices)) => choices.push(&m.choice),
+            None => names.push((&m.name, vec![&m.choice])),
+        }
+    }
+    let all: Vec<&str> = {
+        let mut all: Vec<&str> = Vec::new();
+        for m in metrics {
+            if !all.contains(&m.choice.as_str()) {
+                all.push(&m.choice);
+            }
+        }
+        all
+    };
+    let _ = writeln!(
+        out,
+        "\nMetrics, each a whole number per trial (summary.csv gives its mean, variance and 95% \
+         interval; distribution.csv the probability of each value and of at least it){}:",
+        match all.len() {
+            0 | 1 => String::new(),
+            n if n > 6 => format!(", reported for each of the {n} choices"),
+            _ => format!(", reported for each choice ({})", all.join(", ")),
+        }
+    );
+    for (name, choices) in &names {
+        let s = arms
+            .iter()
+            .find(|a| a.choices.iter().any(|c| choices.contains(&c.id.as_str())))
+            .unwrap_or(&arms[0]);
+        let meaning =
+            meaning(s, choices, name).unwrap_or_else(|| "see docs/outputs.md".to_string());
+        let only = if choices.len() < all.len() && all.len() > 1 {
+            format!(" (only in {})", choices.join(", "))
+        } else {
+            String::new()
+        };
+        let _ = writeln!(out, "  {name}: {meaning}{only}");
+    }
+}
+
+/// What metric `name` of scenario `s` counts, if `s` makes it; `choices` are the choices
+/// that report it (their steps are the ones it can be about).
+pub(crate) fn meaning(s: &Scenario, choices: &[&str], name: &str) -> Option<String> {
+    if let Some(game) = &s.cards {
+        for player in PLAYERS {
+            if name == format!("{player}.score") {
+                return Some(format!(
+                    "points {player} scored: the sum of the values of {player}'s cards that \
+                     resolved, clones included"
+                ));
+            }
+            for card in game.cards() {
+                for metric in CARD_METRICS {
+                    if name == format!("{player}.{}.{metric}", card.id) {
+                        let c = format!("{player}'s {}", card.name);
+                        return Some(match metric {
+                            "played" => format!("times {c} was played normally (face down)"),
+                            "resolved" => {
+                                format!("times {c} resolved, clones and called copies included")
+                            }
+                            "cancelled" => {
+                                format!("times {c} was cancelled by an opponent's listener")
+                            }
+                            "called" => format!(
+                                "times {c} was called into the latency queue by another card"
+                            ),
+                            _ => format!("copies of {c} a clone effect made"),
+                        });
+                    }
+                }
+            }
+        }
+        return None;
+    }
+    for u in &s.units {
+        for metric in UnitMetrics::NAMES {
+            if name == format!("{}.{metric}", u.id) {
+                let id = &u.id;
+                return Some(match metric {
+                    "alive" => format!("models of {id} on the table at the end of the trial"),
+                    "restored" => format!("models of {id} restored during the trial (by Rally)"),
+                    "lost" => format!("models of {id} removed during the trial"),
+                    "damage_taken" => format!("HP of damage dealt to {id} during the trial"),
+                    _ => format!("1 if {id} has no model left at the end, else 0"),
+                });
+            }
+        }
+    }
+    let steps: Vec<&Step> = s
+        .choices
+        .iter()
+        .filter(|c| choices.contains(&c.id.as_str()))
+        .flat_map(|c| &c.steps)
+        .collect();
+    for metric in StepMetrics::NAMES {
+        let same: Vec<&&Step> = steps
+            .iter()
+            .filter(|st| name == format!("{}.{metric}", st.id))
+            .collect();
+        let Some(step) = same.first() else {
+            continue;
+        };
+        let command = if same.iter().all(|st| st.order == step.order) {
+            step.order.command().name()
+        } else {
+            "command"
+        };
+        let what = format!("{}'s {command}", step.id);
+        let doubled = s.units[step.unit].call_of_the_masters;
+        return Some(match metric {
+            "resolved" if doubled => format!(
+                "uses of {what} that resolved (up to 2: Call of the Masters doubles it)"
+            ),
+            "resolved" => format!("uses of {what} that resolved (0 or 1)"),
+            "fizzled" if step.order.command() == Command::Rally => format!(
+                "uses of {what} that did nothing because the unit was wiped out first (by Covering Fire)"
+            ),
+            "fizzled" => format!(
+                "uses of {what} that did nothing because its target, or the acting unit, was gone"
+            ),
+            "ineligible" => format!("1 if {what} could not be declared, else 0"),
+            _ => format!("responses declared in {what}'s response window"),
+        });
+    }
+    let e = s.engagement.as_ref()?;
+    if name == "engagement.rounds" {
+        return Some("rounds of the engagement begun".to_string());
+    }
+    for side in &e.sides {
+        if name == format!("{side}.won") {
+            return Some(format!(
+                "1 if side {side} has models on the table at the end and no other side has, \
+                 else 0 (no side wins while two still stand)"
+            ));
+        }
+    }
+    for (u, commands) in s.units.iter().zip(e.declared_commands()) {
+        for c in commands {
+            if name == format!("{}.declared.{}", u.id, c.name()) {
+                return Some(format!(
+                    "activations in which {} declared {}{}",
+                    u.id,
+                    c.name(),
+                    if c == Command::Rally {
+                        " (an order's Rally, whether or not any model came back)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+    }
+    None
+}
