@@ -147,9 +147,14 @@ fn t_975_series(df: f64) -> f64 {
 /// `sum / n`, split into integer quotient and remainder so the integer part is exact even when
 /// `sum` has more significant digits than an `f64` holds. `n` must be nonzero.
 pub(crate) fn exact_mean(sums: &Sums) -> f64 {
+    // Below 2^53 both integers are exact doubles and one division rounds correctly: the
+    // shortest text of the mean is then the decimal one (-0.166505, not -0.16650500000000001).
+    const EXACT: u128 = 1 << f64::MANTISSA_DIGITS;
+    if sums.sum.unsigned_abs() < EXACT && sums.n < EXACT {
+        return sums.sum as f64 / sums.n as f64;
+    }
     let n = sums.n as i128;
-    let whole = sums.sum.div_euclid(n);
-    let rest = sums.sum.rem_euclid(n);
+    let (whole, rest) = (sums.sum / n, sums.sum % n);
     whole as f64 + rest as f64 / n as f64
 }
 
@@ -366,5 +371,16 @@ mod tests {
         close(t_critical_95(100_000), 1.959_987_707_534_609_6, 1e-14);
         close(t_critical_95(u64::MAX), 1.959_963_984_540_054, 1e-15);
         assert_eq!(t_critical_95(0), f64::INFINITY);
+    }
+
+    #[test]
+    fn a_mean_that_is_a_short_decimal_prints_as_one() {
+        // 33,301 trials of -1 among 200,000: the mean is -0.166505 exactly, whose nearest
+        // double prints as "-0.166505"; adding the floor -1 and the fraction 0.833495 did not.
+        let mut h = Histogram::new();
+        h.add_count(-1, 33_301);
+        h.add_count(0, 200_000 - 33_301);
+        let mean = Summary::from_histogram(&h).unwrap().mean;
+        assert_eq!(mean.to_string(), "-0.166505");
     }
 }
