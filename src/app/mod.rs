@@ -1,4 +1,4 @@
-//! The commands a user runs (`run`, `exact`, `check`, `merge`), tying scenario, rules,
+//! The commands a user runs (`run`, `exact`, `advise`, `check`, `merge`), tying scenario, rules,
 //! engine, exact engine and output together. The binary only parses flags and reports what this returns.
 
 use crate::cards::CardPlan;
@@ -13,10 +13,12 @@ use crate::scenario::{self, Scenario, ScenarioError, ScenarioSet, Setting, Varia
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
+mod advise;
 mod exact;
 mod merge;
 mod run;
 
+pub use advise::{advise, advise_plans, AdviseOptions, Advised};
 pub use exact::{exact, ExactOptions};
 pub use merge::merge;
 pub use run::{run, RunOptions};
@@ -46,6 +48,8 @@ pub enum Error {
     Merge(#[from] output::partial::MergeError),
     #[error("{file}: no exact distribution: {source}")]
     Exact { file: String, source: Refusal },
+    #[error("{file}: cannot advise `best` orders: {source}")]
+    Advice { file: String, source: Refusal },
 }
 
 impl Error {

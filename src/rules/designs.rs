@@ -57,6 +57,11 @@ impl Designs {
     pub fn plans(&self) -> &[Plan] {
         &self.plans
     }
+
+    /// The arms' plans, to give them advice (`Plan::set_policy`).
+    pub fn plans_mut(&mut self) -> &mut [Plan] {
+        &mut self.plans
+    }
 }
 
 impl Trial for Designs {
