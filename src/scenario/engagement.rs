@@ -154,16 +154,7 @@ fn unit_orders(
             let order = if o.command == BEST {
                 Given::Best(best_options(ctx, &key, unit, o, units)?)
             } else {
-                if let Some(among) = &o.among {
-                    return Err(ctx.invalid(
-                        key("among"),
-                        format!(
-                            "{}: only command = \"best\" chooses among commands; remove the key, or set command = \"best\"",
-                            quoted_list(&among.iter().map(String::as_str).collect::<Vec<_>>())
-                        ),
-                    ));
-                }
-                Given::Order(order(
+                let given = order(
                     ctx,
                     &key,
                     OrderKeys {
@@ -174,7 +165,17 @@ fn unit_orders(
                     },
                     units,
                     ORDERS,
-                )?)
+                )?;
+                if let Some(among) = &o.among {
+                    return Err(ctx.invalid(
+                        key("among"),
+                        format!(
+                            "{}: only command = \"best\" chooses among commands; remove the key, or set command = \"best\"",
+                            quoted_list(&among.iter().map(String::as_str).collect::<Vec<_>>())
+                        ),
+                    ));
+                }
+                Given::Order(given)
             };
             Ok(GivenOrder { when, order })
         })
