@@ -128,7 +128,11 @@ fn rally_or_shoot_before_a_volley_matches_the_sums_by_hand() {
     // The blue side's value is the best option's; red's objective (red.won) under it: the
     // wardens shoot nothing (1/64) and all six raiders hit (64/729).
     assert!((a.values[0] - shoot).abs() < TOLERANCE);
-    assert!((a.values[1] - 1.0 / 729.0).abs() < TOLERANCE, "{}", a.values[1]);
+    assert!(
+        (a.values[1] - 1.0 / 729.0).abs() < TOLERANCE,
+        "{}",
+        a.values[1]
+    );
 }
 
 #[test]
