@@ -226,6 +226,10 @@ pub fn play(
     Ok(ended)
 }
 
+/// An order that applies: its index among the unit's orders, and the options that can be
+/// declared, by their index in the order's options, each with what it aims at.
+pub(super) type Applicable = (usize, Vec<(usize, Followed)>);
+
 /// The order `unit` takes from `s` in round `round`: the first whose condition holds and
 /// of which some option can be declared, by its index, with those options (by their index in
 /// the order's options, each with what it aims at: one for a plain order); `None` when none
@@ -236,7 +240,7 @@ pub(super) fn applicable(
     s: &State,
     unit: usize,
     round: u32,
-) -> Result<Option<(usize, Vec<(usize, Followed)>)>, Why> {
+) -> Result<Option<Applicable>, Why> {
     for (i, given) in e.orders[unit].iter().enumerate() {
         let refuse = |reason: Refused| Why {
             order: Some((unit, i)),
