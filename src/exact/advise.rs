@@ -40,7 +40,8 @@ pub struct OptionValue {
 pub struct Decision {
     pub round: u32,
     pub unit: usize,
-    /// Every unit's models, HP, restrictions and token, as text (see [`state_text`]).
+    /// Every unit's models, HP, restrictions and token, as text: per unit `<id> <alive>/<size>`
+    /// and what differs from its start.
     pub state: String,
     /// The declarable options, in `among` order.
     pub options: Vec<OptionValue>,
@@ -484,7 +485,7 @@ pub fn advise(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Advice, Failed> {
 /// A state as text: per unit `<id> <alive>/<size>`, then what is not at its start (`lost`,
 /// `restored`, `damage`, the `wound` on its damaged model, `restricted` commands, `token`),
 /// units joined by `; `.
-pub fn state_text(ctx: &Ctx<'_>, s: &State) -> String {
+fn state_text(ctx: &Ctx<'_>, s: &State) -> String {
     let units = &ctx.plan.scenario().units;
     s.iter()
         .zip(units)

@@ -6,7 +6,8 @@
 //! Which order a unit takes is a function of the state: counts decide `alive`, `missing`,
 //! `size`, `round` and `damaged`; `enemy_within(D)`, `in_range`, the target rules and Rally's
 //! 1" rule are asked of `geometry` through the same `Ctx` the steps use,
-//! and refused where removals could change the answer. Every move of the driver takes a
+//! and refused where removals could change the answer. A `best` order takes the option the
+//! advice gives for the [`Moment`] of the activation. Every move of the driver takes a
 //! configuration strictly later in (round, stage, activations begun, idle sides), and the
 //! work list is ordered by that first, so a configuration is expanded only once every path
 //! into it has been merged.

@@ -15,6 +15,9 @@
 //! commands, driven by `engagement`, which also carries the round, whose turn it is and the
 //! declarations counted so far, and picks each activated unit's order as the rules do.
 //!
+//! An engagement with `best` orders plays them as the advice says: [`advice`] works it out
+//! by backward induction over the same states (`advise`), and `engagement` follows it.
+//!
 //! It refuses, naming the step (or the unit and order) and why, whatever it cannot follow
 //! exactly: a metric or an order's condition or target rule that could depend on positions
 //! the dice chose (see [`geometry`]), Run, card games, and state spaces over [`MAX_STATES`].

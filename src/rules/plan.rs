@@ -1,6 +1,7 @@
 //! A scenario compiled for play: the scenario, each unit's precomputation for the commands it
 //! may take (defined beside each command, in `rally/prepared.rs` and `shoot/prepared.rs`), an
-//! engagement's (`engagement/prepared.rs`), and the metric layout the engine gathers. The
+//! engagement's (`engagement/prepared.rs`) with the advice its `best` orders play
+//! (`engagement/policy.rs`, set after compiling), and the metric layout the engine gathers. The
 //! precomputations read only the scenario, so the plan depends on them and not on the rules
 //! that use it; the driver that plays the plan is [`super::trial`].
 //!
