@@ -297,6 +297,25 @@ fn the_second_decision_depends_on_what_the_first_activation_did() {
     }
     let root = 0.5 * rally + 0.5 * shoot1;
     assert!((a.values[0] - root).abs() < TOLERANCE);
+    // The simulation finds the moment of each decision in the advice (a wounded model is read
+    // off the models themselves): always Rallying instead would give 0.5 * (shoot1 - rally)
+    // less, about 40 standard errors.
+    let mut plan = compile(SECOND);
+    plan.set_policy(a.policy.clone());
+    let g = gather(&plan, 200_000, 91, 2);
+    let s = Summary::from_histogram(metric(&plan, &g, "b.alive")).unwrap();
+    let z = (s.mean - root) / s.std_error;
+    assert!(
+        z.abs() < 5.0,
+        "simulated {} vs advised {root}, z = {z}",
+        s.mean
+    );
+    let shot = Summary::from_histogram(metric(&plan, &g, "b.declared.shoot")).unwrap();
+    assert!(
+        (shot.mean - 0.5).abs() < 5.0 * shot.std_error,
+        "{}",
+        shot.mean
+    );
 }
 
 // ---- ties ----
