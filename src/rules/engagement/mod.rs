@@ -163,7 +163,8 @@ fn activate<'p, D: Draws<'p>>(
 /// the unit).
 fn moment(plan: &Plan, prepared: &Prepared, world: &mut World, unit: usize) -> Moment {
     let full: Vec<u32> = plan.scenario().units.iter().map(|u| u.hp).collect();
-    let wounds: Vec<u32> = if world.pristine() {
+    // A one-HP model is never left damaged, so only then are the models looked at.
+    let wounds: Vec<u32> = if world.pristine() || full.iter().all(|&hp| hp == 1) {
         vec![0; full.len()]
     } else {
         world
