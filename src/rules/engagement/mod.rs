@@ -163,7 +163,7 @@ fn activate<'p, D: Draws<'p>>(
 /// the unit).
 fn moment(plan: &Plan, prepared: &Prepared, world: &mut World, unit: usize) -> Moment {
     let full: Vec<u32> = plan.scenario().units.iter().map(|u| u.hp).collect();
-    // A one-HP model is never left damaged, so only then are the models looked at.
+    // Only models of more than one HP can be left damaged: otherwise no model is looked at.
     let wounds: Vec<u32> = if world.pristine() || full.iter().all(|&hp| hp == 1) {
         vec![0; full.len()]
     } else {
