@@ -5,6 +5,11 @@
 //! `doubled_rally_1000` times the dynamic programme alone (the rules' plan, with its one
 //! placement search from the starting layout, is compiled in setup); `compile_and_exact` adds
 //! that compilation, i.e. what `rollcall exact` does after reading the file.
+//!
+//! `advise_3_rounds` times `rollcall advise`'s backward induction over a 3-round engagement of
+//! two 10-model units a side, every activation of both sides a `best` order (Rally or Shoot
+//! while a unit is whole, when Rally is exact; Shoot after); `advise_and_tables` adds the
+//! exact tables of optimal play. The states visited are printed once.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rollcall::exact;
@@ -51,5 +56,64 @@ fn doubled_rally(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, doubled_rally);
+/// A 3-round engagement, two 10-model units a side, `best` at every activation.
+fn advise_scenario() -> String {
+    let unit = |id: &str, side: &str, y: f64| {
+        format!(
+            r#"
+[[unit]]
+id = "{id}"
+side = "{side}"
+size = 10
+resolve = "d6>=4"
+weapon = {{ attacks = 1, hit = "d6>=4", damage = 1, range = 60.0 }}
+formation = {{ kind = "line", x = 5.0, y = {y}, spacing = 1.5 }}
+orders = [
+  {{ when = "missing == 0", command = "best", among = ["rally", "shoot"], target = "weakest" }},
+  {{ command = "best", among = ["shoot"], target = "weakest" }},
+]
+"#
+        )
+    };
+    format!(
+        r#"
+[scenario]
+name = "advise-bench"
+[battlefield]
+width = 60.0
+height = 60.0
+[engagement]
+rounds = 3
+first = "alternate"
+{}{}{}{}"#,
+        unit("blue1", "blue", 20.0),
+        unit("blue2", "blue", 2.0),
+        unit("red1", "red", 40.0),
+        unit("red2", "red", 58.0)
+    )
+}
+
+fn advise(c: &mut Criterion) {
+    let text = advise_scenario();
+    let set = rollcall::scenario::parse(&text, "bench", &[]).expect("bench scenario loads");
+    let plan = Plan::compile(&set.variants[0].scenario);
+    let e = plan.scenario().engagement.clone().expect("an engagement");
+    let advice = exact::advice(&plan, &e, "").expect("advise applies");
+    eprintln!(
+        "advise_3_rounds: {} states visited, {} decisions",
+        advice.states,
+        advice.decisions.len()
+    );
+    let mut g = c.benchmark_group("exact");
+    g.sample_size(10);
+    g.bench_function("advise_3_rounds", |b| {
+        b.iter(|| black_box(exact::advice(&plan, &e, "").ok()))
+    });
+    g.bench_function("advise_and_tables", |b| {
+        b.iter(|| black_box(exact::report(&set, &[]).ok()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, doubled_rally, advise);
 criterion_main!(benches);

@@ -1,7 +1,7 @@
 //! Command-line flags, parsed by clap into the typed options of [`crate::app`].
 //! No rules here: only spelling, ranges and defaults of flags.
 
-use crate::app::{ExactOptions, RunOptions};
+use crate::app::{AdviseOptions, ExactOptions, RunOptions};
 use crate::engine::Shard;
 use crate::scenario::{parse_count, parse_setting, Setting};
 use clap::{Parser, Subcommand};
@@ -27,6 +27,10 @@ pub enum CommandLine {
     /// scenarios with a small enough state space) and write summary.csv and distribution.csv
     /// with method = exact.
     Exact(ExactArgs),
+    /// Work out the best option of every `best` order by backward induction over the exact
+    /// states of the engagement, and write advice.csv with summary.csv and distribution.csv
+    /// of optimal play (method = exact).
+    Advise(ExactArgs),
     /// Merge the partial results of a sharded run into the tables a single run writes.
     Merge {
         /// Partial-results files, or folders holding them (shard-*.json).
@@ -106,6 +110,16 @@ pub struct ExactArgs {
 impl ExactArgs {
     pub fn into_options(self) -> ExactOptions {
         ExactOptions {
+            file: self.file,
+            out: self.out,
+            settings: self.settings,
+        }
+    }
+}
+
+impl ExactArgs {
+    pub fn into_advise_options(self) -> AdviseOptions {
+        AdviseOptions {
             file: self.file,
             out: self.out,
             settings: self.settings,

@@ -36,6 +36,16 @@ fn main() {
             }
             Err(e) => report(&e),
         },
+        CommandLine::Advise(args) => match app::advise(&args.into_advise_options()) {
+            Ok(advised) => {
+                for line in &advised.summary {
+                    println!("{line}");
+                }
+                eprintln!("advise -> {}", advised.dir.display());
+                0
+            }
+            Err(e) => report(&e),
+        },
         CommandLine::Merge { parts, out } => match app::merge(&parts, &out) {
             Ok(dir) => {
                 eprintln!("merged -> {}", dir.display());

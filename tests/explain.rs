@@ -82,7 +82,7 @@ fn names_everything(file: &Path, set: &ScenarioSet, text: &str) {
         if let Some(e) = &arm.engagement {
             for (u, orders) in e.orders.iter().enumerate() {
                 for (i, o) in orders.iter().enumerate() {
-                    has(&format!("order #{} ({})", i + 1, o.order.command().name()));
+                    has(&format!("order #{} ({})", i + 1, o.order.name()));
                     if let Some(when) = &o.when {
                         has(&format!("when `{}`", when.text()));
                     }

@@ -1,4 +1,4 @@
-//! The commands a user runs (`run`, `exact`, `check`, `merge`), tying scenario, rules,
+//! The commands a user runs (`run`, `exact`, `advise`, `check`, `merge`), tying scenario, rules,
 //! engine, exact engine and output together. The binary only parses flags and reports what this returns.
 
 use crate::cards::CardPlan;
@@ -15,11 +15,13 @@ use crate::scenario::{self, ScenarioError, ScenarioSet, Setting};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
+mod advise;
 mod exact;
 mod explain;
 mod merge;
 mod run;
 
+pub use advise::{advise, advise_plans, AdviseOptions, Advised};
 pub use exact::{exact, ExactOptions};
 pub use explain::explain;
 pub use merge::merge;
@@ -50,6 +52,8 @@ pub enum Error {
     Merge(#[from] output::partial::MergeError),
     #[error("{file}: no exact distribution: {source}")]
     Exact { file: String, source: Refusal },
+    #[error("{file}: cannot advise `best` orders: {source}")]
+    Advice { file: String, source: Refusal },
 }
 
 impl Error {
@@ -182,6 +186,17 @@ impl Compiled {
         match self {
             Compiled::Battle(j) => Some(j.parts().iter().map(std::slice::from_ref).collect()),
             Compiled::Designs(j) => Some(j.parts().iter().map(|d| d.plans()).collect()),
+            Compiled::Cards(_) => None,
+        }
+    }
+
+    /// [`battle_arms`](Self::battle_arms), to give the plans their advice.
+    fn battle_arms_mut(&mut self) -> Option<Vec<&mut [Plan]>> {
+        match self {
+            Compiled::Battle(j) => {
+                Some(j.parts_mut().iter_mut().map(std::slice::from_mut).collect())
+            }
+            Compiled::Designs(j) => Some(j.parts_mut().iter_mut().map(|d| d.plans_mut()).collect()),
             Compiled::Cards(_) => None,
         }
     }

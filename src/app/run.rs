@@ -52,10 +52,14 @@ pub fn run(opts: &RunOptions, log: &mut dyn FnMut(Note<'_>)) -> Result<Status, E
     }
     let settings = settings_with_flags(opts);
     let files = scenario_files(&opts.files)?;
-    let prepared = files
+    let mut prepared = files
         .iter()
         .map(|f| prepare(f, &settings))
         .collect::<Result<Vec<_>, _>>()?;
+    // `best` orders play their advice, worked out before any trial.
+    for (set, plans) in &mut prepared {
+        advise_plans(set, plans)?;
+    }
     let dirs: Vec<PathBuf> = prepared
         .iter()
         .map(|(set, _)| match (&opts.out, prepared.len()) {

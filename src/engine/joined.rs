@@ -100,6 +100,12 @@ impl<T: Trial> Joined<T> {
         &self.parts
     }
 
+    /// The parts, to change what they hold but not their metrics or arms (a plan given its
+    /// advice).
+    pub fn parts_mut(&mut self) -> &mut [T] {
+        &mut self.parts
+    }
+
     /// The metrics of part `p`, as indices into [`Trial::metrics`].
     pub fn metrics_of(&self, p: usize) -> std::ops::Range<usize> {
         self.metric_from[p]..self.metric_from[p + 1]

@@ -430,6 +430,10 @@ impl<'a> Ctx<'a> {
 
     /// Rally from the starting layout: the distribution of models restored by `uses` uses.
     fn rally(&mut self, s: &State, unit: usize, uses: u32) -> Result<Vec<f64>, Refused> {
+        if s[unit].alive == self.scenario().units[unit].size {
+            // Nothing to restore, so nothing to place, wherever the models stand.
+            return Ok(vec![1.0]);
+        }
         if !s.iter().all(UnitState::at_start) {
             return Err(
                 "Rally after models were removed or restored: where restored models can go \

@@ -6,16 +6,19 @@
 //! Which order a unit takes is a function of the state: counts decide `alive`, `missing`,
 //! `size`, `round` and `damaged`; `enemy_within(D)`, `in_range`, the target rules and Rally's
 //! 1" rule are asked of `geometry` through the same `Ctx` the steps use,
-//! and refused where removals could change the answer. Every move of the driver takes a
+//! and refused where removals could change the answer. A `best` order takes the option the
+//! advice gives for the [`Moment`] of the activation. Every move of the driver takes a
 //! configuration strictly later in (round, stage, activations begun, idle sides), and the
 //! work list is ordered by that first, so a configuration is expanded only once every path
 //! into it has been merged.
 
 use super::commands::{Ctx, Followed, Refused};
-use super::state::{add, Dist, State, UnitState};
+use super::state::{add, Dist, State, UnitState, DEFEND, RUN, SHOOT};
 use super::MAX_STATES;
 use crate::rules::condition::Situation;
-use crate::scenario::{Engagement, First, Until};
+use crate::rules::engagement::policy::still_to_activate;
+use crate::rules::engagement::{Moment, Policy, UnitKey};
+use crate::scenario::{Engagement, First, Given, Until};
 
 /// Why an engagement cannot be computed exactly, with the unit and the index of its order
 /// when one is to blame.
@@ -63,7 +66,12 @@ struct Config {
 type Ended = (State, Vec<[u32; 3]>, u32);
 
 /// The final distribution of an engagement: per end, its probability.
-pub fn play(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Dist<Ended>, Why> {
+/// `policy` says what `best` orders take; a `best` order it does not cover is refused.
+pub fn play(
+    ctx: &mut Ctx<'_>,
+    e: &Engagement,
+    policy: Option<&Policy>,
+) -> Result<Dist<Ended>, Why> {
     let scenario = ctx.plan.scenario();
     let sides = e.sides.len();
     let mut side_units = vec![Vec::new(); sides];
@@ -174,7 +182,7 @@ pub fn play(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Dist<Ended>, Why> {
                 cursors[turn] = next + 1;
                 let unit = units[next];
                 let mut outcomes: Dist<State> = Dist::new();
-                match choose(ctx, e, &state, unit, round)? {
+                match choose(ctx, e, policy, &side_units, &cursors, &state, unit, round)? {
                     Some((i, followed)) => {
                         declared[unit][followed.command().index()] += 1;
                         ctx.declare(&state, unit, followed, &mut |q, s, _| {
@@ -219,15 +227,21 @@ pub fn play(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Dist<Ended>, Why> {
     Ok(ended)
 }
 
+/// An order that applies: its index among the unit's orders, and the options that can be
+/// declared, by their index in the order's options, each with what it aims at.
+pub(super) type Applicable = (usize, Vec<(usize, Followed)>);
+
 /// The order `unit` takes from `s` in round `round`: the first whose condition holds and
-/// which can be declared, by its index, with what it aims at; `None` when none applies.
-fn choose(
+/// of which some option can be declared, by its index, with those options (by their index in
+/// the order's options, each with what it aims at: one for a plain order); `None` when none
+/// applies.
+pub(super) fn applicable(
     ctx: &Ctx<'_>,
     e: &Engagement,
     s: &State,
     unit: usize,
     round: u32,
-) -> Result<Option<(usize, Followed)>, Why> {
+) -> Result<Option<Applicable>, Why> {
     for (i, given) in e.orders[unit].iter().enumerate() {
         let refuse = |reason: Refused| Why {
             order: Some((unit, i)),
@@ -249,11 +263,77 @@ fn choose(
                 continue;
             }
         }
-        if let Some(followed) = ctx.eligible(s, unit, given.order).map_err(refuse)? {
-            return Ok(Some((i, followed)));
+        let mut declarable = Vec::new();
+        for (k, &order) in given.order.options().iter().enumerate() {
+            if let Some(followed) = ctx.eligible(s, unit, order).map_err(refuse)? {
+                declarable.push((k, followed));
+            }
+        }
+        if !declarable.is_empty() {
+            return Ok(Some((i, declarable)));
         }
     }
     Ok(None)
+}
+
+/// The order `unit` takes from `s`: as [`applicable`], a `best` order taking the option
+/// `policy` advises at this moment (`cursors`: each side's next unit to consider, past this
+/// one).
+#[allow(clippy::too_many_arguments)]
+fn choose(
+    ctx: &Ctx<'_>,
+    e: &Engagement,
+    policy: Option<&Policy>,
+    side_units: &[Vec<usize>],
+    cursors: &[usize],
+    s: &State,
+    unit: usize,
+    round: u32,
+) -> Result<Option<(usize, Followed)>, Why> {
+    let Some((i, declarable)) = applicable(ctx, e, s, unit, round)? else {
+        return Ok(None);
+    };
+    if let Given::Order(_) = e.orders[unit][i].order {
+        return Ok(Some((i, declarable[0].1)));
+    }
+    let advised = policy
+        .and_then(|p| p.option(&moment(side_units, cursors, s, unit, round), i))
+        .and_then(|k| declarable.iter().find(|(j, _)| *j == k));
+    match advised {
+        Some(&(_, followed)) => Ok(Some((i, followed))),
+        None => Err(Why {
+            order: Some((unit, i)),
+            reason: "no advice covers this state (`rollcall advise` works it out)".into(),
+        }),
+    }
+}
+
+/// The moment of `unit`'s activation in `s`, as the advice keys it; `cursors` are each side's
+/// next unit to consider, already past this one.
+pub(super) fn moment(
+    side_units: &[Vec<usize>],
+    cursors: &[usize],
+    s: &State,
+    unit: usize,
+    round: u32,
+) -> Moment {
+    Moment {
+        round,
+        unit,
+        cursors: still_to_activate(side_units, cursors, |u| s[u].alive > 0),
+        units: s
+            .iter()
+            .map(|u| UnitKey {
+                alive: u.alive,
+                restored: u.restored,
+                lost: u.lost,
+                damage_taken: u.damage_taken,
+                wound: u.wound,
+                restricted: [SHOOT, RUN, DEFEND].map(|bit| u.restrictions & bit != 0),
+                token: u.token,
+            })
+            .collect(),
+    }
 }
 
 /// What a condition sees in the programme: the activated unit in one state. A geometric

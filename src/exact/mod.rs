@@ -15,10 +15,14 @@
 //! commands, driven by `engagement`, which also carries the round, whose turn it is and the
 //! declarations counted so far, and picks each activated unit's order as the rules do.
 //!
+//! An engagement with `best` orders plays them as the advice says: [`advice`] works it out
+//! by backward induction over the same states (`advise`), and `engagement` follows it.
+//!
 //! It refuses, naming the step (or the unit and order) and why, whatever it cannot follow
 //! exactly: a metric or an order's condition or target rule that could depend on positions
 //! the dice chose (see [`geometry`]), Run, card games, and state spaces over [`MAX_STATES`].
 
+mod advise;
 mod binomial;
 mod commands;
 mod engagement;
@@ -34,6 +38,7 @@ use commands::Ctx;
 use state::{add, Dist, State, UnitState};
 use std::collections::BTreeMap;
 
+pub use advise::{Advice, Decision, OptionValue};
 pub use binomial::pmf as binomial_pmf;
 
 /// The most distinct states a programme may hold after any step (in an engagement, after
@@ -155,30 +160,19 @@ pub fn choice(plan: &Plan, arm: usize, at: &str) -> Result<Vec<Metric>, Refusal>
 /// writes them ([`crate::rules::engagement::metric_names`]). `at` prefixes refusals.
 pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Refusal> {
     let scenario = plan.scenario();
-    let mut ctx = Ctx::new(plan);
-    let ended = engagement::play(&mut ctx, e).map_err(|why| match why.order {
-        Some((unit, i)) => {
-            let given = &e.orders[unit][i];
-            let when = given
-                .when
-                .as_ref()
-                .map_or(String::new(), |c| format!(" when `{}`", c.text()));
-            Refusal::Order {
-                at: at.to_string(),
-                order: format!(
-                    "unit `{}`, order #{} ({}{when})",
-                    scenario.units[unit].id,
-                    i + 1,
-                    given.order.command().name()
-                ),
-                reason: why.reason,
-            }
+    // `best` orders play the plan's advice, worked out here when the caller has none.
+    let worked_out;
+    let policy = match plan.policy() {
+        Some(p) => Some(p),
+        None if e.has_best() => {
+            worked_out = advice(plan, e, at)?.policy;
+            Some(&worked_out)
         }
-        None => Refusal::Engagement {
-            at: at.to_string(),
-            reason: why.reason,
-        },
-    })?;
+        None => None,
+    };
+    let mut ctx = Ctx::new(plan);
+    let ended =
+        engagement::play(&mut ctx, e, policy).map_err(|why| refusal(plan, e, at, why, ""))?;
     // Per unit, the commands some order names: they have a `declared` metric.
     let named = e.declared_commands();
     let names = crate::rules::engagement::metric_names(&scenario.units, e);
@@ -217,6 +211,49 @@ pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Ref
         .into_iter()
         .zip(pmfs.into_iter().map(normalised))
         .collect())
+}
+
+/// The refusal for `why`, with `more` after the reason.
+fn refusal(plan: &Plan, e: &Engagement, at: &str, why: engagement::Why, more: &str) -> Refusal {
+    let reason = format!("{}{more}", why.reason);
+    match why.order {
+        Some((unit, i)) => {
+            let given = &e.orders[unit][i];
+            let when = given
+                .when
+                .as_ref()
+                .map_or(String::new(), |c| format!(" when `{}`", c.text()));
+            Refusal::Order {
+                at: at.to_string(),
+                order: format!(
+                    "unit `{}`, order #{} ({}{when})",
+                    plan.scenario().units[unit].id,
+                    i + 1,
+                    given.order.name()
+                ),
+                reason,
+            }
+        }
+        None => Refusal::Engagement {
+            at: at.to_string(),
+            reason,
+        },
+    }
+}
+
+/// The advice for an engagement's `best` orders (backward induction over its exact states):
+/// the policy, every decision with its options' values, and the states visited. `at`
+/// prefixes refusals, which also say how many states had been visited.
+pub fn advice(plan: &Plan, e: &Engagement, at: &str) -> Result<Advice, Refusal> {
+    let mut ctx = Ctx::new(plan);
+    advise::advise(&mut ctx, e).map_err(|failed| {
+        let more = format!(
+            " (`best` is decided only where the exact engine follows every option; the \
+             backward induction had reached {} states)",
+            failed.states
+        );
+        refusal(plan, e, at, failed.why, &more)
+    })
 }
 
 /// A unit's metrics in a final state.
@@ -264,7 +301,7 @@ pub fn variant(plan: &Plan, params: &[String], at: &str) -> Result<ExactVariant,
 }
 
 /// "sweep point k=v, k2=v2, " for refusals (empty without a sweep).
-fn sweep_point(set: &ScenarioSet, params: &[String]) -> String {
+pub fn sweep_point(set: &ScenarioSet, params: &[String]) -> String {
     if params.is_empty() {
         return String::new();
     }

@@ -5,8 +5,8 @@ use super::{inches, number, plural, test_text, unit_id};
 use crate::rules::geometry::closest;
 use crate::rules::Plan;
 use crate::scenario::{
-    Command, Engagement, First, GivenOrder, Heading, Order, Response, Scenario, Step, Target, Unit,
-    Until,
+    Command, Engagement, First, Given, GivenOrder, Heading, Order, Response, Scenario, Step,
+    Target, Unit, Until,
 };
 use std::fmt::Write;
 
@@ -182,10 +182,11 @@ fn rallies(s: &Scenario, i: usize) -> bool {
         .iter()
         .flat_map(|c| &c.steps)
         .any(|st| st.unit == i && st.order == Order::Rally);
-    let by_order = s
-        .engagement
-        .as_ref()
-        .is_some_and(|e| e.orders[i].iter().any(|o| o.order == Order::Rally));
+    let by_order = s.engagement.as_ref().is_some_and(|e| {
+        e.orders[i]
+            .iter()
+            .any(|o| o.order.options().contains(&Order::Rally))
+    });
     by_step || by_order
 }
 
@@ -236,6 +237,24 @@ fn steps(out: &mut String, s: &Scenario, steps: &[Step], indent: &str) {
 }
 
 /// One order of a unit, in words: the command, its arguments and what it rolls.
+/// An entry of `orders`: its order, or for `best` each option and how the choice is made.
+fn given_text(s: &Scenario, unit: usize, given: &Given) -> String {
+    match given {
+        Given::Order(order) => order_text(s, unit, order),
+        Given::Best(options) => {
+            let each: Vec<String> = options
+                .iter()
+                .map(|o| format!("{}: {}", o.command().name(), order_text(s, unit, o)))
+                .collect();
+            format!(
+                "the best of {} options, chosen by `rollcall advise`'s backward induction for                  the unit's side's objective (ties to the first listed). {}",
+                options.len(),
+                each.join(" ")
+            )
+        }
+    }
+}
+
 fn order_text(s: &Scenario, unit: usize, order: &Order) -> String {
     let u = &s.units[unit];
     let doubled = if u.call_of_the_masters {
@@ -405,8 +424,8 @@ fn orders_text(out: &mut String, s: &Scenario, u: usize, orders: &[GivenOrder], 
             out,
             "{indent}  order #{} ({}), {when}: {}",
             i + 1,
-            o.order.command().name(),
-            order_text(s, u, &o.order)
+            o.order.name(),
+            given_text(s, u, &o.order)
         );
     }
 }
@@ -470,9 +489,12 @@ pub(super) fn commands(out: &mut String, arms: &[Scenario]) {
                 .iter()
                 .flat_map(|ch| &ch.steps)
                 .any(|st| st.order.command() == c)
-                || s.engagement
-                    .as_ref()
-                    .is_some_and(|e| e.orders.iter().flatten().any(|o| o.order.command() == c))
+                || s.engagement.as_ref().is_some_and(|e| {
+                    e.orders
+                        .iter()
+                        .flatten()
+                        .any(|o| o.order.options().iter().any(|x| x.command() == c))
+                })
         })
     };
     let masters = arms

@@ -7,8 +7,8 @@ pub mod tables;
 
 pub use atomic::write_atomic;
 pub use tables::{
-    Comparison, Distribution, ExactMetric, ExactReport, ExactVariant, MetricReport, Report, Tables,
-    ValidationRow, VariantReport,
+    AdviceRow, Comparison, Distribution, ExactMetric, ExactReport, ExactVariant, MetricReport,
+    Report, Tables, ValidationRow, VariantReport,
 };
 
 use serde::Serialize;

@@ -370,6 +370,47 @@ pub fn validation_csv(scenario: &str, param_names: &[String], rows: &[Validation
     finish(w)
 }
 
+/// One option at one decision of `rollcall advise`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdviceRow {
+    pub params: Vec<String>,
+    pub choice: String,
+    pub round: u32,
+    pub unit: String,
+    pub state: String,
+    pub option: String,
+    pub value: f64,
+    pub best: bool,
+}
+
+/// `advice.csv`: `scenario,choice,<params>,round,unit,state,option,value,best`.
+pub fn advice_csv(scenario: &str, param_names: &[String], rows: &[AdviceRow]) -> Vec<u8> {
+    let mut w = writer();
+    header(
+        &mut w,
+        &["scenario", "choice"],
+        param_names,
+        &["round", "unit", "state", "option", "value", "best"],
+    );
+    for r in rows {
+        record(
+            &mut w,
+            [scenario.to_string(), r.choice.clone()]
+                .into_iter()
+                .chain(r.params.iter().cloned())
+                .chain([
+                    r.round.to_string(),
+                    r.unit.clone(),
+                    r.state.clone(),
+                    r.option.clone(),
+                    r.value.to_string(),
+                    u8::from(r.best).to_string(),
+                ]),
+        );
+    }
+    finish(w)
+}
+
 /// `scenario,<params>,metric,first,second,trials,mean_diff,ci95_low,ci95_high,p_first_higher,p_equal,p_second_higher`;
 /// `None` when the scenario has no choices to compare.
 pub fn compare_csv(report: &Report) -> Option<Vec<u8>> {

@@ -26,4 +26,9 @@ impl Joined<Plan> {
     pub fn plans(&self) -> &[Plan] {
         self.parts()
     }
+
+    /// The arms' plans, to give them advice (`Plan::set_policy`).
+    pub fn plans_mut(&mut self) -> &mut [Plan] {
+        self.parts_mut()
+    }
 }

@@ -1,6 +1,7 @@
 //! A scenario compiled for play: the scenario, each unit's precomputation for the commands it
 //! may take (defined beside each command, in `rally/prepared.rs` and `shoot/prepared.rs`), an
-//! engagement's (`engagement/prepared.rs`), and the metric layout the engine gathers. The
+//! engagement's (`engagement/prepared.rs`) with the advice its `best` orders play
+//! (`engagement/policy.rs`, set after compiling), and the metric layout the engine gathers. The
 //! precomputations read only the scenario, so the plan depends on them and not on the rules
 //! that use it; the driver that plays the plan is [`super::trial`].
 //!
@@ -8,7 +9,7 @@
 //! (behind `OnceLock`, which every worker thread shares and which always computes the same
 //! value, so laziness cannot change results).
 
-use super::engagement::prepared as engagement;
+use super::engagement::{policy, prepared};
 use super::geometry::{closest, Point};
 use super::metrics::{StepMetrics, UnitMetrics};
 use super::rally::prepared as rally;
@@ -37,12 +38,14 @@ pub struct Plan {
     pub(super) metrics: Vec<MetricName>,
     pub(super) pairs: Vec<(usize, usize)>,
     /// An engagement scenario's precomputation.
-    engagement: Option<engagement::Prepared>,
+    engagement: Option<prepared::Prepared>,
     /// Edge-to-edge distance between the closest starting models of units a and b, at
     /// `a * units + b`.
     starting_distances: Vec<f64>,
     /// When set, every step takes the general path: used by tests to check the fast path.
     force_general: bool,
+    /// What an engagement's `best` orders play, once advised.
+    policy: Option<policy::Policy>,
 }
 
 /// The metric pairs `compare.csv` reports: for every two arms a < b, each metric of arm a with
@@ -87,7 +90,7 @@ impl Plan {
                 })
             };
             if let Some(e) = &scenario.engagement {
-                engagement::metric_names(&scenario.units, e)
+                prepared::metric_names(&scenario.units, e)
                     .into_iter()
                     .for_each(&mut name);
                 continue;
@@ -113,7 +116,7 @@ impl Plan {
             engagement: scenario
                 .engagement
                 .as_ref()
-                .map(|e| engagement::Prepared::new(&scenario.units, e)),
+                .map(|e| prepared::Prepared::new(&scenario.units, e)),
             starting_distances: scenario
                 .units
                 .iter()
@@ -129,7 +132,19 @@ impl Plan {
                 })
                 .collect(),
             force_general: false,
+            policy: None,
         }
+    }
+
+    /// Gives the engagement's `best` orders the advice to play.
+    pub fn set_policy(&mut self, policy: policy::Policy) {
+        self.policy = Some(policy);
+    }
+
+    /// The advice `best` orders play, once set; without it a `best` order declares the first
+    /// of its options that can be declared.
+    pub fn policy(&self) -> Option<&policy::Policy> {
+        self.policy.as_ref()
     }
 
     /// Edge-to-edge distance between the closest models of units `a` and `b` as the scenario
@@ -154,7 +169,7 @@ impl Plan {
     }
 
     /// The engagement an engagement scenario plays, with its precomputation.
-    pub(crate) fn engagement(&self) -> Option<(&Engagement, &engagement::Prepared)> {
+    pub(crate) fn engagement(&self) -> Option<(&Engagement, &prepared::Prepared)> {
         self.scenario
             .engagement
             .as_ref()

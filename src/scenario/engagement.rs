@@ -4,7 +4,7 @@
 use super::error::Context;
 use super::raw::{RawFile, RawOrder};
 use super::validate::{order, OrderKeys, ORDERS};
-use super::{Engagement, First, GivenOrder, ScenarioError, Unit, Until};
+use super::{Engagement, First, Given, GivenOrder, Order, ScenarioError, Unit, Until};
 use crate::config::suggest::{hint, quoted, quoted_list, unknown_id, unknown_value};
 use crate::rules::condition::Condition;
 
@@ -151,19 +151,114 @@ fn unit_orders(
                     Condition::parse(text).map_err(|e| ctx.invalid(key("when"), e.to_string()))
                 })
                 .transpose()?;
-            let order = order(
+            let order = if o.command == BEST {
+                Given::Best(best_options(ctx, &key, unit, o, units)?)
+            } else {
+                let given = order(
+                    ctx,
+                    &key,
+                    OrderKeys {
+                        unit,
+                        command: &o.command,
+                        target: o.target.as_deref(),
+                        toward: o.toward.as_deref(),
+                    },
+                    units,
+                    ORDERS,
+                )?;
+                if let Some(among) = &o.among {
+                    return Err(ctx.invalid(
+                        key("among"),
+                        format!(
+                            "{}: only command = \"best\" chooses among commands; remove the key, or set command = \"best\"",
+                            quoted_list(&among.iter().map(String::as_str).collect::<Vec<_>>())
+                        ),
+                    ));
+                }
+                Given::Order(given)
+            };
+            Ok(GivenOrder { when, order })
+        })
+        .collect()
+}
+
+/// The command name of a `best` order.
+const BEST: &str = "best";
+/// What `among` may list.
+const CHOOSABLE: [&str; 3] = ["rally", "shoot", "run"];
+
+/// The options of a `best` order: one order per command of `among`, in its order, each built
+/// and checked as a plain order with the entry's `target` (Shoot) or `toward` (Run).
+fn best_options(
+    ctx: &Context,
+    key: &dyn Fn(&str) -> String,
+    unit: usize,
+    o: &RawOrder,
+    units: &[Unit],
+) -> Result<Vec<Order>> {
+    let Some(among) = &o.among else {
+        return Err(ctx.invalid(
+            key("among"),
+            "best needs the commands to choose among, such as among = [\"rally\", \"shoot\"]; allowed: \"rally\", \"shoot\", \"run\"",
+        ));
+    };
+    if among.is_empty() {
+        return Err(ctx.invalid(
+            key("among"),
+            "[] lists no command; best needs at least one of \"rally\", \"shoot\", \"run\"",
+        ));
+    }
+    for (j, c) in among.iter().enumerate() {
+        if !CHOOSABLE.contains(&c.as_str()) {
+            return Err(ctx.invalid(
+                format!("{}[{j}]", key("among")),
+                unknown_value("command", c, &CHOOSABLE),
+            ));
+        }
+        if among[..j].contains(c) {
+            return Err(ctx.invalid(
+                format!("{}[{j}]", key("among")),
+                format!("{} is listed twice; list each command once", quoted(c)),
+            ));
+        }
+    }
+    let has = |c: &str| among.iter().any(|x| x == c);
+    if let (Some(t), false) = (&o.target, has("shoot")) {
+        return Err(ctx.invalid(
+            key("target"),
+            format!(
+                "{}: only shoot takes a target and `among` has no \"shoot\"; remove the key",
+                quoted(t)
+            ),
+        ));
+    }
+    if let (Some(_), false) = (&o.toward, has("run")) {
+        return Err(ctx.invalid(
+            key("toward"),
+            "only run takes `toward` and `among` has no \"run\"; remove the key",
+        ));
+    }
+    // A plain order's checks, with `command` standing for the option's place in `among`.
+    among
+        .iter()
+        .enumerate()
+        .map(|(j, c)| {
+            let key = |k: &str| match k {
+                "command" => format!("{}[{j}]", key("among")),
+                _ => key(k),
+            };
+            order(
                 ctx,
                 &key,
                 OrderKeys {
                     unit,
-                    command: &o.command,
-                    target: o.target.as_deref(),
-                    toward: o.toward.as_deref(),
+                    command: c,
+                    target: o.target.as_deref().filter(|_| c == "shoot"),
+                    toward: o.toward.as_deref().filter(|_| c == "run"),
                 },
                 units,
                 ORDERS,
-            )?;
-            Ok(GivenOrder { when, order })
+            )
         })
         .collect()
 }

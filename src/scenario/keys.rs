@@ -69,6 +69,7 @@ const UNIT: &[Key] = &[
 const ORDER: &[Key] = &[
     ("when", Value),
     ("command", Value),
+    ("among", Value),
     ("target", Value),
     ("toward", Value),
 ];

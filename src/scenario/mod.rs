@@ -213,7 +213,34 @@ pub enum Until {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GivenOrder {
     pub when: Option<crate::rules::condition::Condition>,
-    pub order: Order,
+    pub order: Given,
+}
+
+/// What an entry of `orders` declares: one order, or (`command = "best"`) whichever of its
+/// options the advice picks in the state at hand, among those that can be declared then.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Given {
+    Order(Order),
+    /// The options, in the file's `among` order (ties go to the first), one per command.
+    Best(Vec<Order>),
+}
+
+impl Given {
+    /// The orders it may declare.
+    pub fn options(&self) -> &[Order] {
+        match self {
+            Given::Order(o) => std::slice::from_ref(o),
+            Given::Best(options) => options,
+        }
+    }
+
+    /// How files and messages name it: its command, or "best".
+    pub fn name(&self) -> &'static str {
+        match self {
+            Given::Order(o) => o.command().name(),
+            Given::Best(_) => "best",
+        }
+    }
 }
 
 /// An `[engagement]`: rounds in which the sides take turns activating their units, each unit
@@ -228,14 +255,21 @@ pub struct Engagement {
     pub sides: Vec<String>,
     /// Per unit (as in [`Scenario::units`]): its side, by index into `sides`.
     pub side_of: Vec<usize>,
-    /// Per side (as in `sides`): the metric its best orders maximise. Stored for a later
-    /// feature; nothing plays it yet.
+    /// Per side (as in `sides`): the metric its best orders maximise in expectation.
     pub objective: Vec<String>,
     /// Per unit (as in [`Scenario::units`]): its orders, in the order they are tried.
     pub orders: Vec<Vec<GivenOrder>>,
 }
 
 impl Engagement {
+    /// Some unit has a `best` order: playing it needs advice first.
+    pub fn has_best(&self) -> bool {
+        self.orders
+            .iter()
+            .flatten()
+            .any(|o| matches!(o.order, Given::Best(_)))
+    }
+
     /// Per unit, the commands some order of it names, in [`Command::ALL`] order: those it has
     /// a `<unit>.declared.<command>` metric for.
     pub fn declared_commands(&self) -> Vec<Vec<Command>> {
@@ -244,7 +278,11 @@ impl Engagement {
             .map(|orders| {
                 Command::ALL
                     .into_iter()
-                    .filter(|c| orders.iter().any(|o| o.order.command() == *c))
+                    .filter(|c| {
+                        orders
+                            .iter()
+                            .any(|o| o.order.options().iter().any(|x| x.command() == *c))
+                    })
                     .collect()
             })
             .collect()
@@ -564,7 +602,7 @@ models = [[30.0, 10.0]]
         assert_eq!(e.sides, ["red", "blue"]);
         assert_eq!(e.side_of, [0, 1, 0]);
         assert_eq!(e.objective, ["red.won", "blue.won"]);
-        let orders: Vec<Order> = e.orders[0].iter().map(|o| o.order).collect();
+        let orders: Vec<Order> = e.orders[0].iter().map(|o| o.order.options()[0]).collect();
         assert_eq!(
             orders,
             [

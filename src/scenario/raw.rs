@@ -202,6 +202,8 @@ pub struct RawEngagement {
 pub struct RawOrder {
     pub when: Option<String>,
     pub command: String,
+    /// `command = "best"`: the commands to choose among.
+    pub among: Option<Vec<String>>,
     pub target: Option<String>,
     pub toward: Option<Vec<f64>>,
 }

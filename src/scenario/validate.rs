@@ -669,10 +669,16 @@ pub(super) fn order(
             ))
         }
         other => {
+            // Orders may also be `best` (handled before this), steps may not.
+            let allowed: &[&str] = if what == ORDERS {
+                &["rally", "shoot", "run", "best"]
+            } else {
+                &["rally", "shoot", "run"]
+            };
             return Err(ctx.invalid(
                 key("command"),
-                unknown_value("command", other, &["rally", "shoot", "run"]),
-            ))
+                unknown_value("command", other, allowed),
+            ));
         }
     };
     let unit = raw.unit;

@@ -5,10 +5,13 @@
 //! the arm goes; [`play`] plays one engagement into them. A condition is answered by
 //! [`Activation`], the [`Situation`] of the activated unit in the trial's [`World`]. Orders
 //! are declared through [`commands::declare`], exactly as steps are, so tokens, restrictions,
-//! response windows and Call of the Masters behave the same.
+//! response windows and Call of the Masters behave the same. A `best` order declares the
+//! option the plan's [`Policy`] advises at the [`Moment`] of the activation.
 
+pub mod policy;
 pub(crate) mod prepared;
 
+pub use policy::{Moment, Policy, UnitKey};
 pub use prepared::{metric_names, Prepared};
 
 use super::commands;
@@ -16,9 +19,10 @@ use super::condition::Situation;
 use super::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use super::plan::Plan;
 use super::shoot;
+use super::world::Restrictions;
 use super::world::World;
 use crate::engine::Draws;
-use crate::scenario::{Engagement, First, Until};
+use crate::scenario::{Engagement, First, Given, Until};
 
 /// Plays one engagement from the starting state, writing the arm's metrics into the start of
 /// `out` (laid out as [`metric_names`] lists them).
@@ -127,19 +131,71 @@ fn activate<'p, D: Draws<'p>>(
     draws: &mut D,
     out: &mut [i64],
 ) {
-    for given in &engagement.orders[unit] {
+    for (i, given) in engagement.orders[unit].iter().enumerate() {
         if let Some(when) = &given.when {
             let mut situation = Activation { plan, world, unit };
             if !when.holds(&mut situation) {
                 continue;
             }
         }
-        if commands::declare(plan, world, unit, given.order, draws).is_ok() {
-            if let Some(slot) = prepared.declared[unit][given.order.command().index()] {
-                out[slot] += 1;
+        let options = given.order.options();
+        // The advised option first; the rest, in `among` order, only play without advice.
+        let advised = match &given.order {
+            Given::Best(_) => plan.policy().and_then(|p| {
+                let moment = moment(plan, prepared, world, unit);
+                p.option(&moment, i)
+            }),
+            Given::Order(_) => None,
+        };
+        for k in advised.into_iter().chain(0..options.len()) {
+            let order = options[k];
+            if commands::declare(plan, world, unit, order, draws).is_ok() {
+                if let Some(slot) = prepared.declared[unit][order.command().index()] {
+                    out[slot] += 1;
+                }
+                return;
             }
-            return;
         }
+    }
+}
+
+/// The moment of `unit`'s activation, as the advice keys it (the world's cursors already past
+/// the unit).
+fn moment(plan: &Plan, prepared: &Prepared, world: &mut World, unit: usize) -> Moment {
+    let full: Vec<u32> = plan.scenario().units.iter().map(|u| u.hp).collect();
+    // Only models of more than one HP can be left damaged: otherwise no model is looked at.
+    let wounds: Vec<u32> = if world.pristine() || full.iter().all(|&hp| hp == 1) {
+        vec![0; full.len()]
+    } else {
+        world
+            .models(plan)
+            .iter()
+            .zip(&full)
+            .map(|(models, &hp)| models.iter().find(|m| m.hp < hp).map_or(0, |m| hp - m.hp))
+            .collect()
+    };
+    let units = world
+        .units
+        .iter()
+        .zip(wounds)
+        .map(|(u, wound)| UnitKey {
+            alive: u.alive,
+            restored: u.restored,
+            lost: u.lost,
+            damage_taken: u.damage_taken,
+            wound,
+            restricted: [Restrictions::SHOOT, Restrictions::RUN, Restrictions::DEFEND]
+                .map(|r| u.restrictions.intersects(r)),
+            token: u.token,
+        })
+        .collect();
+    Moment {
+        round: world.round,
+        unit,
+        cursors: policy::still_to_activate(&prepared.side_units, &world.cursors, |u| {
+            world.units[u].alive > 0
+        }),
+        units,
     }
 }
 

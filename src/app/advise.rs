@@ -1,0 +1,210 @@
+//! `rollcall advise`: the best option of every `best` order by backward induction, written as
+//! advice.csv, with the exact tables of optimal play; and [`advise_plans`], which gives the
+//! compiled plans of a file the advice `rollcall run` then plays.
+
+use super::*;
+use crate::exact::Advice;
+use crate::output::AdviceRow;
+use std::time::Instant;
+
+/// `rollcall advise` options.
+#[derive(Debug, Clone)]
+pub struct AdviseOptions {
+    pub file: PathBuf,
+    pub out: Option<PathBuf>,
+    pub settings: Vec<Setting>,
+}
+
+/// What `rollcall advise` did: where it wrote, and a few lines for people.
+#[derive(Debug, Clone)]
+pub struct Advised {
+    pub dir: PathBuf,
+    pub summary: Vec<String>,
+}
+
+/// One arm of one sweep point, advised.
+struct Arm<'a> {
+    params: &'a [String],
+    choice: String,
+    /// The sides' objectives.
+    objective: Vec<String>,
+    sides: Vec<String>,
+    side_of: Vec<usize>,
+    units: Vec<String>,
+    advice: Advice,
+}
+
+/// Works out the advice of every arm of every sweep point of a file whose engagement has
+/// `best` orders, and gives it to the plans; returns each arm's advice in order. A file without
+/// `best` orders gets none (and an empty list).
+fn advise_all<'a>(set: &'a ScenarioSet, compiled: &mut Compiled) -> Result<Vec<Arm<'a>>, Error> {
+    let mut arms = Vec::new();
+    let Some(points) = compiled.battle_arms_mut() else {
+        return Ok(arms);
+    };
+    for (variant, plans) in set.variants.iter().zip(points) {
+        let at = crate::exact::sweep_point(set, &variant.params);
+        for plan in plans {
+            let Some(e) = plan.scenario().engagement.as_ref().filter(|e| e.has_best()) else {
+                continue;
+            };
+            let choice = plan.scenario().choices[0].id.clone();
+            let at = match choice.as_str() {
+                "" => at.clone(),
+                id => format!("{at}choice `{id}`, "),
+            };
+            let advice = crate::exact::advice(plan, e, &at).map_err(|source| Error::Advice {
+                file: set.file.clone(),
+                source,
+            })?;
+            let arm = Arm {
+                params: &variant.params,
+                choice,
+                objective: e.objective.clone(),
+                sides: e.sides.clone(),
+                side_of: e.side_of.clone(),
+                units: plan.scenario().units.iter().map(|u| u.id.clone()).collect(),
+                advice,
+            };
+            plan.set_policy(arm.advice.policy.clone());
+            arms.push(arm);
+        }
+    }
+    Ok(arms)
+}
+
+/// Gives the plans of a file with `best` orders their advice (what `rollcall run` plays);
+/// a refusal is an error (exit 2), naming the order and the states visited.
+pub fn advise_plans(set: &ScenarioSet, compiled: &mut Compiled) -> Result<(), Error> {
+    advise_all(set, compiled).map(drop)
+}
+
+/// `rollcall advise`: advice.csv, plus summary.csv and distribution.csv of optimal play
+/// (method `exact`) and run.json. Refuses (exit 2) a file with no `best` order, and one whose
+/// engagement the exact engine cannot follow.
+pub fn advise(opts: &AdviseOptions) -> Result<Advised, Error> {
+    let (set, mut compiled) = prepare(&opts.file, &opts.settings)?;
+    let start = Instant::now();
+    let arms = advise_all(&set, &mut compiled)?;
+    if arms.is_empty() {
+        return Err(Error::Usage(format!(
+            "{}: no `best` order to advise; give a unit in an [engagement] an order such as \
+             {{ command = \"best\", among = [\"rally\", \"shoot\"], target = \"nearest\" }}",
+            set.file
+        )));
+    }
+    let report = exact_report(&set, Some(&compiled)).map_err(|source| Error::Exact {
+        file: set.file.clone(),
+        source,
+    })?;
+    let wall = start.elapsed().as_secs_f64();
+    let mut rows = Vec::new();
+    for arm in &arms {
+        for d in &arm.advice.decisions {
+            for o in &d.options {
+                rows.push(AdviceRow {
+                    params: arm.params.to_vec(),
+                    choice: arm.choice.clone(),
+                    round: d.round,
+                    unit: arm.units[d.unit].clone(),
+                    state: d.state.clone(),
+                    option: o.command.name().to_string(),
+                    value: o.value,
+                    best: o.best,
+                });
+            }
+        }
+    }
+    let dir = opts
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new(RESULTS_DIR).join(&set.name));
+    let meta = RunMeta {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        scenario: set.name.clone(),
+        scenario_hash: format!("{:016x}", set.hash),
+        method: "exact".into(),
+        seed: set.seed(),
+        trials_requested: 0,
+        sweep_points: set.variants.len(),
+        trials_played: 0,
+        chunk_size: 0,
+        threads: 1,
+        shard: "0/1".into(),
+        wall_seconds: wall,
+        trials_per_second: 0.0,
+        complete: true,
+    };
+    let advice = output::tables::advice_csv(&set.name, &set.param_names, &rows);
+    let dir = write_files(&dir, &report, &meta, vec![("advice.csv", advice)])?;
+    let states: usize = arms.iter().map(|a| a.advice.states).sum();
+    let mut summary: Vec<String> = arms.iter().map(|a| first_decision(&set, a)).collect();
+    summary.push(format!(
+        "{} decision state(s), {states} state(s) visited in {wall:.3} s",
+        rows.iter().filter(|r| r.best).count()
+    ));
+    Ok(Advised { dir, summary })
+}
+
+/// One line on an arm's first decision: each option's value, the best marked, and its gain
+/// over the next best.
+fn first_decision(set: &ScenarioSet, arm: &Arm<'_>) -> String {
+    let mut at: Vec<String> = set
+        .param_names
+        .iter()
+        .zip(arm.params)
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    if !arm.choice.is_empty() {
+        at.push(format!("choice {}", arm.choice));
+    }
+    let at = if at.is_empty() {
+        String::new()
+    } else {
+        format!("[{}] ", at.join(", "))
+    };
+    let Some(d) = arm.advice.decisions.first() else {
+        let values: Vec<String> = arm
+            .sides
+            .iter()
+            .zip(&arm.objective)
+            .zip(&arm.advice.values)
+            .map(|((side, o), v)| format!("{side}: {o} = {v:.4}"))
+            .collect();
+        return format!("{at}no `best` order is ever reached; {}", values.join(", "));
+    };
+    let objective = &arm.objective[arm.side_of[d.unit]];
+    let options: Vec<String> = d
+        .options
+        .iter()
+        .map(|o| {
+            format!(
+                "{} {:.4}{}",
+                o.command.name(),
+                o.value,
+                if o.best { " (best)" } else { "" }
+            )
+        })
+        .collect();
+    let best = d.options.iter().find(|o| o.best);
+    let next = d
+        .options
+        .iter()
+        .filter(|o| !o.best)
+        .max_by(|a, b| a.value.total_cmp(&b.value));
+    let gain = match (best, next) {
+        (Some(b), Some(n)) => format!(
+            "; {} gains {:+.4} over {}",
+            b.command.name(),
+            b.value - n.value,
+            n.command.name()
+        ),
+        _ => "; the only option that can be declared".into(),
+    };
+    format!(
+        "{at}round {} {} ({objective}): {}{gain}",
+        d.round,
+        arm.units[d.unit],
+        options.join(", ")
+    )
+}
