@@ -210,14 +210,13 @@ fn exact_report(set: &ScenarioSet, plans: &[Compiled]) -> Result<ExactReport, Re
     crate::exact::report(set, &arms)
 }
 
-/// Writes a simulated run's tables (plus a card game's orderings.csv) and run.json; returns
-/// the folder.
+/// Writes a simulated run's tables (plus a card game's orderings.csv and equilibrium.csv) and
+/// run.json; returns the folder.
 fn write_tables(dir: &Path, report: &Report, meta: &RunMeta) -> Result<PathBuf, Error> {
-    let extra: Vec<(&str, Vec<u8>)> = crate::cards::orderings_csv(report)
-        .map(|t| ("orderings.csv", t))
-        .into_iter()
-        .collect();
-    write_files(dir, report, meta, extra)
+    match crate::cards::tables(report) {
+        Some(cards) => write_files(dir, &cards.report, meta, cards.files),
+        None => write_files(dir, report, meta, Vec::new()),
+    }
 }
 
 /// Writes the tables of any report, `extra` tables and run.json; returns the folder.

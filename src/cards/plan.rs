@@ -11,6 +11,7 @@
 //! (seed, chunk) and arms share their random numbers as far as their plays allow.
 
 use super::data::{CardGame, CardIx, Initiative, Plays, CARD_METRICS, PLAYERS};
+use super::margins;
 use super::orderings::{self, Ordering};
 use super::resolve::{describe, resolve_turn, Event, Sink, Table};
 use super::zones::{below, remove_in_order};
@@ -35,6 +36,8 @@ pub struct CardPlan {
     /// Number of B's orderings (1 if B does not enumerate): arm = ia * b_count + ib.
     b_count: usize,
     arms: usize,
+    /// Score metric pairs whose per-trial differences give the margins' covariances.
+    pairs: Vec<(usize, usize)>,
 }
 
 /// Per-worker memory: the table and the cards played this turn.
@@ -92,6 +95,14 @@ impl CardPlan {
                 .collect()
         };
         let per_arm = names.len();
+        let pairs = if orderings.iter().all(Vec::is_empty) {
+            Vec::new()
+        } else {
+            let scores: Vec<(usize, usize)> = (0..arms)
+                .map(|arm| (arm * per_arm + score_slots[0], arm * per_arm + score_slots[1]))
+                .collect();
+            margins::pairs(&scores)
+        };
         let metrics = labels
             .iter()
             .enumerate()
@@ -113,6 +124,7 @@ impl CardPlan {
             score_slots,
             orderings,
             arms,
+            pairs,
         }
     }
 
@@ -339,7 +351,7 @@ impl Trial for CardPlan {
     }
 
     fn pairs(&self) -> &[(usize, usize)] {
-        &[]
+        &self.pairs
     }
 
     fn scratch(&self) -> Scratch {
