@@ -18,6 +18,18 @@
 use crate::output::{Comparison, VariantReport};
 use crate::stats::histogram::Sums;
 use crate::stats::summary::{exact_mean, exact_variance};
+
+/// `sum / n` correctly rounded where both are exact in an `f64` (a single division), so that
+/// 149883 / 100000 prints as `1.49883`; beyond, [`exact_mean`], which keeps the integer part
+/// exact for sums too large for an `f64`.
+pub fn mean_of(sum: i128, n: u128) -> f64 {
+    const EXACT: u128 = 1 << 53;
+    if sum.unsigned_abs() <= EXACT && n <= EXACT {
+        sum as f64 / n as f64
+    } else {
+        exact_mean(&Sums { n, sum, sum_sq: 0 })
+    }
+}
 use crate::stats::t_critical_95;
 
 /// Arms up to which the covariance of every pair of arms is gathered (2K² - K difference
@@ -120,11 +132,7 @@ impl Margins {
         let count = arms.len().max(1) as u128;
         let sum: i128 = arms.iter().map(|&k| self.sums[k]).sum();
         let n = u128::from(self.trials);
-        let mean = exact_mean(&Sums {
-            n: n * count,
-            sum,
-            sum_sq: 0,
-        });
+        let mean = mean_of(sum, n * count);
         let sum_sq = arms
             .iter()
             .flat_map(|&x| arms.iter().map(move |&y| (x, y)))

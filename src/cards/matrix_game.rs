@@ -44,14 +44,15 @@ pub enum SolveError {
 /// Probabilities are multiples of 1 / this.
 const PROBABILITY_STEPS: f64 = 1e9;
 
-/// How far a later program in the tie-break sequence may fall below an earlier optimum: far
-/// below any payoff difference a run can resolve, and relative to the payoffs' size.
+/// How far a later program in the tie-break sequence may fall below an earlier optimum:
+/// relative to the payoffs' size, above the round-off of summing a few hundred of them, and
+/// far enough below the rounding of probabilities that the slack never shows in them.
 pub fn tolerance(payoff: &[Vec<f64>]) -> f64 {
     let scale = payoff
         .iter()
         .flatten()
         .fold(1.0f64, |m, &x| m.max(x.abs()));
-    1e-9 * scale
+    1e-12 * scale
 }
 
 /// Solves the game (see the module documentation for which equilibrium is returned).

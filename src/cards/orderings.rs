@@ -23,9 +23,8 @@
 //! "ordering", named by its script (`obesite>blaspheme`) or `random`.
 
 use super::data::CardIx;
-use super::margins::Margins;
+use super::margins::{mean_of, Margins};
 use crate::output::Report;
-use crate::stats::summary::exact_mean;
 use crate::stats::Sums;
 use std::collections::HashSet;
 
@@ -78,16 +77,33 @@ pub fn enumerate(hand: &[CardIx], k: usize) -> Vec<Ordering> {
     out
 }
 
-/// The number of distinct orderings [`enumerate`] gives, or some number above `cap` when there
-/// are more than `cap` (without listing them).
-pub fn count(hand: &[CardIx], k: usize, cap: usize) -> usize {
+/// The number of distinct orderings [`enumerate`] gives (saturating at `usize::MAX`), counted
+/// without listing them: sequences of `k` cards with at most as many copies of each card as
+/// the hand holds, `Σ` over the copies `j` taken of each card of the ways to interleave them.
+pub fn count(hand: &[CardIx], k: usize) -> usize {
     let k = k.min(hand.len());
-    let n = hand.len();
-    let upper = (0..k).fold(1usize, |acc, i| acc.saturating_mul(n - i));
-    if upper > cap.saturating_mul(1_000) {
-        return upper;
+    let mut copies = std::collections::BTreeMap::<CardIx, usize>::new();
+    for &c in hand {
+        *copies.entry(c).or_default() += 1;
     }
-    enumerate(hand, k).len()
+    // binomial(n, j) for n <= 64 fits: the running product stays below 2^70.
+    let binomial = |n: usize, j: usize| -> u128 {
+        (1..=j as u128).fold(1u128, |c, i| c * (n as u128 - j as u128 + i) / i)
+    };
+    // ways[l]: sequences of length l from the cards seen so far.
+    let mut ways = vec![0u128; k + 1];
+    ways[0] = 1;
+    for &m in copies.values() {
+        let mut next = vec![0u128; k + 1];
+        for l in 0..=k {
+            for j in 0..=m.min(k - l) {
+                let add = ways[l].saturating_mul(binomial(l + j, j));
+                next[l + j] = next[l + j].saturating_add(add);
+            }
+        }
+        ways = next;
+    }
+    usize::try_from(ways[k]).unwrap_or(usize::MAX)
 }
 
 /// `a>b>c`, or `(none)` for an empty play.
@@ -179,18 +195,14 @@ impl Grid {
     /// The mean of metric j over `arms`, each weighted equally (they play the same trials),
     /// from the pooled integer sums.
     fn mean(&self, arms: &[usize], j: usize) -> f64 {
-        let pooled = arms.iter().fold(Sums::default(), |acc, &arm| {
+        let (n, sum) = arms.iter().fold((0u128, 0i128), |(n, sum), &arm| {
             let s = &self.sums[arm][j];
-            Sums {
-                n: acc.n + s.n,
-                sum: acc.sum + s.sum,
-                sum_sq: 0,
-            }
+            (n + s.n, sum + s.sum)
         });
-        if pooled.n == 0 {
+        if n == 0 {
             f64::NAN
         } else {
-            exact_mean(&pooled)
+            mean_of(sum, n)
         }
     }
 
@@ -342,11 +354,19 @@ mod tests {
         // A card held twice: (0, 0) once, not twice.
         let twice = enumerate(&[0, 0, 1], 2);
         assert_eq!(twice.len(), 3);
-        assert_eq!(count(&[0, 0, 1], 2, 100), 3);
+        assert_eq!(count(&[0, 0, 1], 2), 3);
+        // By hand: 2 of {a, a, b, b}: aa, ab, ba, bb; 3 of {a, a, b, c}: 3!/2! with two a's
+        // (3 orders) + abc-type with one a (3! = 6 each of a b c): aab, aba, baa, aac, aca,
+        // caa, abc, acb, bac, bca, cab, cba = 12.
+        assert_eq!(count(&[0, 0, 1, 1], 2), 4);
+        assert_eq!(count(&[0, 0, 1, 2], 3), 12);
+        assert_eq!(count(&[0, 0, 1, 2], 3), enumerate(&[0, 0, 1, 2], 3).len());
+        assert_eq!(count(&[7; 60], 16), 1);
         // Fewer cards than slots: every ordering of the whole hand.
         assert_eq!(enumerate(&[4], 2).len(), 1);
         // Far too many is reported as such without being listed.
-        assert!(count(&(0..60).collect::<Vec<_>>(), 16, 4096) > 4096);
+        assert_eq!(count(&(0..6).collect::<Vec<_>>(), 4), 6 * 5 * 4 * 3);
+        assert_eq!(count(&(0..60).collect::<Vec<_>>(), 16), usize::MAX);
     }
 
     #[test]
