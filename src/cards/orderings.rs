@@ -9,7 +9,7 @@
 //!
 //! `orderings.csv` columns:
 //!
-//! `scenario,<sweep params...>,row,a_ordering,b_ordering,trials,a_margin,<every metric...>`
+//! `scenario,<sweep params...>,row,a_ordering,b_ordering,trials,a_margin,a_margin_ci95_low,a_margin_ci95_high,<every metric...>`
 //!
 //! - `row = pair`: one row per pair of orderings; each metric column is that pair's mean.
 //! - `row = a_average`: one per A ordering, `b_ordering = *`: each column averaged over B's
@@ -19,7 +19,11 @@
 //! - `row = b_average`, `row = b_worst`: the same for each B ordering (B's worst case is the
 //!   pair with the highest `a_margin`).
 //!
-//! `a_margin` = mean `A.score` - mean `B.score`. A player that does not enumerate has one
+//! `a_margin` = mean `A.score` - mean `B.score`, and its 95% interval is the Student t
+//! interval of the per-trial margin (of the pair, or averaged over the row's pairs), from the
+//! score pairs the engine gathers on common random numbers ([`super::margins`]); an average's
+//! interval is left empty past [`super::margins::MAX_COVARIANCE_ARMS`] arms. Every mean is
+//! computed from integer sums, with one rounding. A player that does not enumerate has one
 //! "ordering", named by its script (`obesite>blaspheme`) or `random`.
 
 use super::data::CardIx;
