@@ -899,7 +899,13 @@ fn enumerating_beyond_the_limits_is_refused_with_the_counts() {
     let file = tmp.path().join("game.toml");
     std::fs::write(&file, enumerate(enumerate(valid(), "A", four), "B", four)).unwrap();
     let out = tmp.path().join("out");
-    ok(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    ok(&[
+        "run",
+        file.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let eq = read(&out, "equilibrium.csv");
     assert_eq!(eq.lines().count(), 1 + 12 + 12, "{eq}");
 }

@@ -19,11 +19,18 @@ fn game(rows: &[&[f64]]) -> Vec<Vec<f64>> {
 fn assert_certified(m: &[Vec<f64>], e: &Equilibrium, tol: f64) {
     let total_a: f64 = e.a.iter().sum();
     let total_b: f64 = e.b.iter().sum();
-    assert!((total_a - 1.0).abs() < 1e-8 && (total_b - 1.0).abs() < 1e-8, "{e:?}");
+    assert!(
+        (total_a - 1.0).abs() < 1e-8 && (total_b - 1.0).abs() < 1e-8,
+        "{e:?}"
+    );
     assert!(e.a.iter().chain(&e.b).all(|&p| (0.0..=1.0).contains(&p)));
     for j in 0..m[0].len() {
         let column: f64 = m.iter().zip(&e.a).map(|(r, &p)| p * r[j]).sum();
-        assert!(column >= e.value - tol, "column {j} pays {column} < {}", e.value);
+        assert!(
+            column >= e.value - tol,
+            "column {j} pays {column} < {}",
+            e.value
+        );
     }
     for (i, r) in m.iter().enumerate() {
         let row: f64 = r.iter().zip(&e.b).map(|(&x, &q)| x * q).sum();
@@ -84,7 +91,10 @@ fn ties_between_equilibria_are_broken_as_documented() {
     // Rows 0 and 1 are the same ordering in effect: A's optimal mixes put 1/2 on row 2 and
     // 1/2 anywhere on rows 0 and 1. The first in order gets it.
     let e = solve(&game(&[&[1.0, 0.0], &[1.0, 0.0], &[0.0, 1.0]])).unwrap();
-    assert_eq!((e.a, e.b, e.value), (vec![0.5, 0.0, 0.5], vec![0.5, 0.5], 0.5));
+    assert_eq!(
+        (e.a, e.b, e.value),
+        (vec![0.5, 0.0, 0.5], vec![0.5, 0.5], 0.5)
+    );
     // Both rows guarantee 1 (B holds A to 1 with column 0), so every mix of A is optimal;
     // against an opponent who picks at random row 1 scores 2 and row 0 only 1: row 1 is
     // chosen although it comes second.
@@ -117,10 +127,12 @@ fn grid(rows: usize, steps: usize) -> Vec<Vec<f64>> {
         }
         (0..=total)
             .flat_map(|k| {
-                compositions(rows - 1, total - k).into_iter().map(move |mut rest| {
-                    rest.insert(0, k);
-                    rest
-                })
+                compositions(rows - 1, total - k)
+                    .into_iter()
+                    .map(move |mut rest| {
+                        rest.insert(0, k);
+                        rest
+                    })
             })
             .collect()
     }
@@ -207,7 +219,11 @@ fn report(a: &[&str], b: &[&str], scores: &[[Vec<i64>; 2]]) -> Report {
             metric: metrics[i].metric.clone(),
             first: metrics[i].choice.clone(),
             second: metrics[j].choice.clone(),
-            differences: hist(&(0..n).map(|t| value(i, t) - value(j, t)).collect::<Vec<_>>()),
+            differences: hist(
+                &(0..n)
+                    .map(|t| value(i, t) - value(j, t))
+                    .collect::<Vec<_>>(),
+            ),
         })
         .collect();
     Report {
@@ -281,7 +297,12 @@ fn a_deterministic_game_has_a_zero_width_interval_and_every_ordering_a_row() {
     let r = report(
         &["x>y", "y>x"],
         &["c1>c2", "c2>c1"],
-        &[constant(4, 0), constant(5, 2), constant(1, 0), constant(4, 0)],
+        &[
+            constant(4, 0),
+            constant(5, 2),
+            constant(1, 0),
+            constant(4, 0),
+        ],
     );
     let csv = String::from_utf8(equilibrium_csv(&r).unwrap()).unwrap();
     assert_eq!(
@@ -293,7 +314,11 @@ fn a_deterministic_game_has_a_zero_width_interval_and_every_ordering_a_row() {
          s,B,c2>c1,0.75,3.25,3.25,3.25\n"
     );
     // A player with a single ordering has nothing to mix: no table.
-    let one = report(&["x>y"], &["c1>c2", "c2>c1"], &[constant(4, 0), constant(3, 0)]);
+    let one = report(
+        &["x>y"],
+        &["c1>c2", "c2>c1"],
+        &[constant(4, 0), constant(3, 0)],
+    );
     assert_eq!(equilibrium_csv(&one), None);
 }
 
@@ -323,7 +348,11 @@ fn the_shipped_example_gives_the_worked_answer() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let read = |name: &str| std::fs::read_to_string(Path::new(&out).join(name)).unwrap();
     let (eq, orderings) = (read("equilibrium.csv"), read("orderings.csv"));
     // Initiative A: the issue's matrix, exactly, and its mixes.
@@ -366,8 +395,14 @@ fn the_shipped_example_gives_the_worked_answer() {
     let n = 100_000.0;
     let p = value / 4.0;
     let half = 1.959_99 * (16.0 * p * (1.0 - p) * n / (n - 1.0) / n).sqrt();
-    assert!((hi - lo - 2.0 * half).abs() < 1e-4, "{lo}..{hi}, half {half}");
-    assert!(lo < 2.0 && 2.0 < hi, "the true value 2 is outside {lo}..{hi}");
+    assert!(
+        (hi - lo - 2.0 * half).abs() < 1e-4,
+        "{lo}..{hi}, half {half}"
+    );
+    assert!(
+        lo < 2.0 && 2.0 < hi,
+        "the true value 2 is outside {lo}..{hi}"
+    );
 }
 
 #[test]
@@ -400,7 +435,11 @@ fn sharded_runs_merge_to_the_same_game_tables() {
         "--out",
         dir("merged").to_str().unwrap(),
     ]);
-    assert!(merge.status.success(), "{}", String::from_utf8_lossy(&merge.stderr));
+    assert!(
+        merge.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merge.stderr)
+    );
     for name in ["summary.csv", "orderings.csv", "equilibrium.csv"] {
         assert_eq!(
             std::fs::read(dir("single").join(name)).unwrap(),

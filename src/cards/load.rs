@@ -475,7 +475,9 @@ fn player(at: &At, v: &Value, ids: &Ids, cards_per_turn: usize, turns: u32) -> R
                 ));
             }
             if turns != 1 {
-                let k = cards_per_turn.saturating_mul(turns as usize).min(hand.len());
+                let k = cards_per_turn
+                    .saturating_mul(turns as usize)
+                    .min(hand.len());
                 let plans = orderings::count(&hand, k);
                 return Err(pat.err(format!(
                     "\"enumerate\" compares the orderings of a single turn, but turns = {turns}: planning every turn ahead would need {plans} orderings of {k} cards from this hand of {} (at most {MAX_ARMS} pairs of orderings are played), and would ignore what each turn reveals; set turns = 1",

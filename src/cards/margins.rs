@@ -20,8 +20,8 @@ use crate::stats::histogram::Sums;
 use crate::stats::summary::{exact_mean, exact_variance};
 
 /// `sum / n` correctly rounded where both are exact in an `f64` (a single division), so that
-/// 149883 / 100000 prints as `1.49883`; beyond, [`exact_mean`], which keeps the integer part
-/// exact for sums too large for an `f64`.
+/// 149883 / 100000 prints as `1.49883`; beyond, the statistics module's exact mean, which
+/// keeps the integer part exact for sums too large for an `f64`.
 pub fn mean_of(sum: i128, n: u128) -> f64 {
     const EXACT: u128 = 1 << 53;
     if sum.unsigned_abs() <= EXACT && n <= EXACT {
@@ -246,7 +246,11 @@ mod tests {
                 metric: metrics[i].metric.clone(),
                 first: metrics[i].choice.clone(),
                 second: metrics[j].choice.clone(),
-                differences: hist(&(0..n).map(|t| value(i, t) - value(j, t)).collect::<Vec<_>>()),
+                differences: hist(
+                    &(0..n)
+                        .map(|t| value(i, t) - value(j, t))
+                        .collect::<Vec<_>>(),
+                ),
             })
             .collect();
         (
@@ -265,7 +269,9 @@ mod tests {
             pairs(&[(0, 1), (5, 6)]),
             [(0, 1), (0, 5), (0, 6), (1, 5), (1, 6), (5, 6)]
         );
-        let many: Vec<(usize, usize)> = (0..=MAX_COVARIANCE_ARMS).map(|k| (2 * k, 2 * k + 1)).collect();
+        let many: Vec<(usize, usize)> = (0..=MAX_COVARIANCE_ARMS)
+            .map(|k| (2 * k, 2 * k + 1))
+            .collect();
         assert_eq!(pairs(&many), many);
     }
 

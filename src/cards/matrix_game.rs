@@ -48,10 +48,7 @@ const PROBABILITY_STEPS: f64 = 1e9;
 /// relative to the payoffs' size, above the round-off of summing a few hundred of them, and
 /// far enough below the rounding of probabilities that the slack never shows in them.
 pub fn tolerance(payoff: &[Vec<f64>]) -> f64 {
-    let scale = payoff
-        .iter()
-        .flatten()
-        .fold(1.0f64, |m, &x| m.max(x.abs()));
+    let scale = payoff.iter().flatten().fold(1.0f64, |m, &x| m.max(x.abs()));
     1e-12 * scale
 }
 
@@ -147,7 +144,10 @@ fn optimal_mix(payoff: &[Vec<f64>]) -> Result<Vec<f64>, SolveError> {
 /// Maximises `objective · x` over mixes meeting `kept`; `None` if the solver fails.
 fn maximise(rows: usize, objective: &[f64], kept: &[AtLeast]) -> Option<(Vec<f64>, f64)> {
     let mut p = Problem::new(OptimizationDirection::Maximize);
-    let x: Vec<Variable> = objective.iter().map(|&c| p.add_var(c, (0.0, 1.0))).collect();
+    let x: Vec<Variable> = objective
+        .iter()
+        .map(|&c| p.add_var(c, (0.0, 1.0)))
+        .collect();
     p.add_constraint(x.iter().map(|&xi| (xi, 1.0)), ComparisonOp::Eq, 1.0);
     for (coefficients, bound) in kept {
         let terms = x.iter().zip(coefficients).map(|(&xi, &c)| (xi, c));

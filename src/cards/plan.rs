@@ -99,7 +99,12 @@ impl CardPlan {
             Vec::new()
         } else {
             let scores: Vec<(usize, usize)> = (0..arms)
-                .map(|arm| (arm * per_arm + score_slots[0], arm * per_arm + score_slots[1]))
+                .map(|arm| {
+                    (
+                        arm * per_arm + score_slots[0],
+                        arm * per_arm + score_slots[1],
+                    )
+                })
                 .collect();
             margins::pairs(&scores)
         };
