@@ -519,6 +519,8 @@ fn shipped_card_scenarios_run_and_give_the_seed_results() {
             "{summary}"
         );
         assert_eq!(dir.join("orderings.csv").exists(), name == "cards-maitrise");
+        // A alone chooses: nothing to solve as a game.
+        assert!(!dir.join("equilibrium.csv").exists());
         assert!(!dir.join("compare.csv").exists());
     }
     let banniere = read(&tmp.path().join("cards-banniere"), "summary.csv");
@@ -529,7 +531,9 @@ fn shipped_card_scenarios_run_and_give_the_seed_results() {
     assert_eq!(summary_mean(&multitache, "", "A.score"), 2.0 + 2.0 + 3.0);
     let maitrise = read(&tmp.path().join("cards-maitrise"), "orderings.csv");
     let header = maitrise.lines().next().unwrap();
-    assert!(header.starts_with("scenario,row,a_ordering,b_ordering,trials,a_margin,A.score,"));
+    assert!(header.starts_with(
+        "scenario,row,a_ordering,b_ordering,trials,a_margin,a_margin_ci95_low,a_margin_ci95_high,A.score,"
+    ));
     let rows: Vec<&str> = maitrise.lines().skip(1).collect();
     let count = |kind: &str| {
         rows.iter()
@@ -549,7 +553,7 @@ fn shipped_card_scenarios_run_and_give_the_seed_results() {
     // Éclair then Épée always scores 5 against Brume then Bouclier's 1.
     let best = rows
         .iter()
-        .find(|r| r.starts_with("cards-maitrise,pair,eclair>epee,brume>bouclier,5000,4,5,"));
+        .find(|r| r.starts_with("cards-maitrise,pair,eclair>epee,brume>bouclier,5000,4,4,4,5,"));
     assert!(best.is_some(), "{maitrise}");
     let b_worst = rows
         .iter()
