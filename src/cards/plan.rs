@@ -4,7 +4,9 @@
 //! each card the player can bring into play, `<P>.<id>.played`, `.resolved`, `.cancelled`,
 //! `.called`, `.cloned` (counts over the whole game; those that can never be non-zero are left
 //! out, see [`CardGame::card_metrics`]). An enumerating scenario has one arm per pair of
-//! orderings, each with that block of metrics.
+//! orderings, each with that block of metrics, and asks the engine for the per-trial
+//! differences of its score metrics ([`margins::pairs`]), from which the margins' intervals
+//! come.
 //!
 //! Random draws happen in a fixed order (initiative, then A's plays, then B's, then the
 //! resolution's own draws), all from the engine's stream, so the results depend only on
