@@ -519,6 +519,8 @@ fn shipped_card_scenarios_run_and_give_the_seed_results() {
             "{summary}"
         );
         assert_eq!(dir.join("orderings.csv").exists(), name == "cards-maitrise");
+        // A alone chooses: nothing to solve as a game.
+        assert!(!dir.join("equilibrium.csv").exists());
         assert!(!dir.join("compare.csv").exists());
     }
     let banniere = read(&tmp.path().join("cards-banniere"), "summary.csv");
@@ -529,7 +531,9 @@ fn shipped_card_scenarios_run_and_give_the_seed_results() {
     assert_eq!(summary_mean(&multitache, "", "A.score"), 2.0 + 2.0 + 3.0);
     let maitrise = read(&tmp.path().join("cards-maitrise"), "orderings.csv");
     let header = maitrise.lines().next().unwrap();
-    assert!(header.starts_with("scenario,row,a_ordering,b_ordering,trials,a_margin,A.score,"));
+    assert!(header.starts_with(
+        "scenario,row,a_ordering,b_ordering,trials,a_margin,a_margin_ci95_low,a_margin_ci95_high,A.score,"
+    ));
     let rows: Vec<&str> = maitrise.lines().skip(1).collect();
     let count = |kind: &str| {
         rows.iter()
@@ -549,7 +553,7 @@ fn shipped_card_scenarios_run_and_give_the_seed_results() {
     // Éclair then Épée always scores 5 against Brume then Bouclier's 1.
     let best = rows
         .iter()
-        .find(|r| r.starts_with("cards-maitrise,pair,eclair>epee,brume>bouclier,5000,4,5,"));
+        .find(|r| r.starts_with("cards-maitrise,pair,eclair>epee,brume>bouclier,5000,4,4,4,5,"));
     assert!(best.is_some(), "{maitrise}");
     let b_worst = rows
         .iter()
@@ -843,6 +847,71 @@ fn bad_scenarios_get_clear_errors() {
         None,
         &["no [[step]]"],
     );
+}
+
+#[test]
+fn enumerating_beyond_the_limits_is_refused_with_the_counts() {
+    let enumerate = |text: String, player: &str, hand: &str| {
+        let script = if player == "A" {
+            "plays = [[\"campement\", \"banniere\"]]\nhand = [\"rituel\"]"
+        } else {
+            "plays = [[\"obesite\", \"blaspheme\"]]"
+        };
+        text.replace(script, &format!("plays = \"enumerate\"\nhand = [{hand}]"))
+    };
+    let five = r#""nehant", "dragon", "iado", "armes", "joker""#;
+    // An empty hand has nothing to enumerate.
+    bad(
+        &enumerate(valid(), "B", ""),
+        None,
+        &["cards.players.B.hand", "plays = \"enumerate\"", "add hand"],
+    );
+    // Both players: 5 * 4 = 20 orderings each, 400 pairs, past the game's 256.
+    bad(
+        &enumerate(enumerate(valid(), "A", five), "B", five),
+        None,
+        &["cards.players", "20 x 20 = 400 pairs", "at most 256"],
+    );
+    // One player: 10 * 9 * 8 * 7 = 5040 orderings of 4 cards, past 4096.
+    let ten = r#""nehant", "dragon", "iado", "armes", "joker", "charge", "epee", "eclair", "brume", "priere""#;
+    bad(
+        &enumerate(valid(), "A", ten).replace("cards_per_turn = 2", "cards_per_turn = 4"),
+        None,
+        &["cards.players.A.hand", "5040 pairs", "at most 4096"],
+    );
+    // Several turns: 2 cards a turn for 3 turns from a hand of 6 would be 6! = 720 plans.
+    let six = r#""nehant", "dragon", "iado", "armes", "joker", "charge""#;
+    bad(
+        &enumerate(valid(), "A", six)
+            .replace("cards_per_turn = 2", "cards_per_turn = 2\nturns = 3")
+            .replace(
+                "[[\"obesite\", \"blaspheme\"]]",
+                "[[\"obesite\"], [\"blaspheme\"], []]",
+            ),
+        None,
+        &[
+            "cards.players.A.plays",
+            "turns = 3",
+            "720 orderings of 6 cards",
+            "at most 4096",
+            "set turns = 1",
+        ],
+    );
+    // At the limits it runs: 4 * 3 = 12 orderings each is 144 pairs.
+    let four = r#""nehant", "dragon", "iado", "armes""#;
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("game.toml");
+    std::fs::write(&file, enumerate(enumerate(valid(), "A", four), "B", four)).unwrap();
+    let out = tmp.path().join("out");
+    ok(&[
+        "run",
+        file.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let eq = read(&out, "equilibrium.csv");
+    assert_eq!(eq.lines().count(), 1 + 12 + 12, "{eq}");
 }
 
 #[test]

@@ -254,21 +254,23 @@ fn exact_report(set: &ScenarioSet, compiled: Option<&Compiled>) -> Result<ExactR
 /// always rewrites). Those this run does not write are removed, so that none is left from an
 /// earlier run (another seed, `--validate` then, choices since removed) looking current;
 /// validation.csv and the reports are written again after the tables when asked for.
-const OPTIONAL_FILES: [&str; 5] = [
+const OPTIONAL_FILES: [&str; 6] = [
     "compare.csv",
     "orderings.csv",
+    "equilibrium.csv",
     "validation.csv",
     "report.html",
     "report.md",
 ];
 
-/// Writes a simulated run's tables (plus a card game's orderings.csv) and run.json, and
-/// removes the [`OPTIONAL_FILES`] it did not write; returns the folder.
+/// Writes a simulated run's tables (plus a card game's orderings.csv and equilibrium.csv) and
+/// run.json, and removes the [`OPTIONAL_FILES`] it did not write; returns the folder.
 fn write_tables(dir: &Path, report: &Report, meta: &RunMeta) -> Result<PathBuf, Error> {
-    let extra: Vec<(&str, Vec<u8>)> = crate::cards::orderings_csv(report)
-        .map(|t| ("orderings.csv", t))
-        .into_iter()
-        .collect();
+    let card_tables = crate::cards::tables(report);
+    let (report, extra) = match &card_tables {
+        Some(cards) => (&cards.report, cards.files.clone()),
+        None => (report, Vec::new()),
+    };
     let written = output::write_run(dir, report, meta, extra).map_err(|source| Error::Write {
         path: dir.to_path_buf(),
         source,

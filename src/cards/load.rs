@@ -30,6 +30,8 @@ const MAX_VALUE: i64 = 1_000_000;
 const MAX_CARDS: usize = 4_096;
 /// Arms of an enumerating scenario (pairs of orderings).
 pub const MAX_ARMS: usize = 4_096;
+/// Arms when both players enumerate: the game's interval needs every pair of arms.
+pub const MAX_GAME_ARMS: usize = super::margins::MAX_COVARIANCE_ARMS;
 /// Metrics over all arms: the engine keeps a 256-trial column of each per worker.
 pub const MAX_METRICS: usize = 32_768;
 
@@ -473,8 +475,13 @@ fn player(at: &At, v: &Value, ids: &Ids, cards_per_turn: usize, turns: u32) -> R
                 ));
             }
             if turns != 1 {
+                let k = cards_per_turn
+                    .saturating_mul(turns as usize)
+                    .min(hand.len());
+                let plans = orderings::count(&hand, k);
                 return Err(pat.err(format!(
-                    "\"enumerate\" compares the orderings of a single turn, but turns = {turns}; set turns = 1"
+                    "\"enumerate\" compares the orderings of a single turn, but turns = {turns}: planning every turn ahead would need {plans} orderings of {k} cards from this hand of {} (at most {MAX_ARMS} pairs of orderings are played), and would ignore what each turn reveals; set turns = 1",
+                    hand.len()
                 )));
             }
             Plays::Enumerate
@@ -623,19 +630,27 @@ pub fn game(file: &str, cards: &Value) -> Result<CardGame> {
 /// Enumerating scenarios multiply arms: refuse those too large to tabulate.
 fn check_size(game: &CardGame, at: &At) -> Result<()> {
     let mut arms: usize = 1;
+    let mut counts = Vec::new();
     for (name, setup) in PLAYERS.iter().zip(&game.players) {
         if setup.plays == Plays::Enumerate {
-            let n = orderings::count(&setup.hand, game.cards_per_turn, MAX_ARMS);
+            let n = orderings::count(&setup.hand, game.cards_per_turn);
+            counts.push(n);
             arms = arms.saturating_mul(n);
             if arms > MAX_ARMS {
                 return Err(at.child(name).child("hand").err(format!(
-                    "enumerating {} orderings of {} cards from a hand of {} gives more than {MAX_ARMS} pairs of orderings; shorten the hand",
-                    name,
+                    "enumerating {name}'s orderings of {} cards from a hand of {} gives {} pairs of orderings; at most {MAX_ARMS} are allowed; shorten the hand",
                     game.cards_per_turn,
-                    setup.hand.len()
+                    setup.hand.len(),
+                    arms,
                 )));
             }
         }
+    }
+    if counts.len() == 2 && arms > MAX_GAME_ARMS {
+        return Err(at.err(format!(
+            "both players enumerate: {} x {} = {arms} pairs of orderings; a game of orderings (equilibrium.csv) allows at most {MAX_GAME_ARMS}, because the interval on its value needs the covariance of every pair; shorten a hand",
+            counts[0], counts[1]
+        )));
     }
     let per_arm = game.metrics_per_arm();
     if arms.saturating_mul(per_arm) > MAX_METRICS {

@@ -8,12 +8,19 @@
 //!   reporting [`resolve::Event`]s: the rules themselves.
 //! - [`plan`]: the [`CardPlan`] the engine plays (metric layout, arms, one game per trial).
 //! - [`orderings`]: enumerated plays, arm labels and `orderings.csv`.
+//! - [`margins`]: A's per-trial margin in every arm, as exact sums, and intervals on
+//!   averages of arms.
+//! - [`matrix_game`]: zero-sum matrix games solved by linear programming.
+//! - [`equilibrium`]: `equilibrium.csv`, the game of orderings when both players choose.
 //!
 //! The rules decisions where the seed is silent are listed in the module
 //! documentation of [`resolve`] and in the README.
 
 pub mod data;
+pub mod equilibrium;
 mod load;
+pub mod margins;
+pub mod matrix_game;
 pub mod orderings;
 pub mod plan;
 pub mod resolve;
@@ -67,9 +74,26 @@ pub fn validate(file: &str, cards: &toml::Value) -> Result<CardGame, ConfigError
     load::game(file, cards)
 }
 
-/// `orderings.csv` for scenarios whose players enumerate their orderings; `None` otherwise.
-pub fn orderings_csv(report: &crate::output::Report) -> Option<Vec<u8>> {
-    orderings::orderings_csv(report)
+/// What a run of an enumerating card game writes besides the common tables.
+pub struct CardTables {
+    /// `orderings.csv`, and `equilibrium.csv` when both players choose among orderings.
+    pub files: Vec<(&'static str, Vec<u8>)>,
+    /// The report without the score pairs gathered for the margins' intervals: they are not
+    /// comparisons of one metric between choices, so `compare.csv` does not list them.
+    pub report: crate::output::Report,
+}
+
+/// The card tables of a run; `None` for a report that is not an enumerating card game.
+pub fn tables(report: &crate::output::Report) -> Option<CardTables> {
+    let mut files = vec![("orderings.csv", orderings::orderings_csv(report)?)];
+    if let Some(e) = equilibrium::equilibrium_csv(report) {
+        files.push(("equilibrium.csv", e));
+    }
+    let mut report = report.clone();
+    for v in &mut report.variants {
+        v.comparisons.clear();
+    }
+    Some(CardTables { files, report })
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //!
 //! `orderings.csv` columns:
 //!
-//! `scenario,<sweep params...>,row,a_ordering,b_ordering,trials,a_margin,<every metric...>`
+//! `scenario,<sweep params...>,row,a_ordering,b_ordering,trials,a_margin,a_margin_ci95_low,a_margin_ci95_high,<every metric...>`
 //!
 //! - `row = pair`: one row per pair of orderings; each metric column is that pair's mean.
 //! - `row = a_average`: one per A ordering, `b_ordering = *`: each column averaged over B's
@@ -19,12 +19,17 @@
 //! - `row = b_average`, `row = b_worst`: the same for each B ordering (B's worst case is the
 //!   pair with the highest `a_margin`).
 //!
-//! `a_margin` = mean `A.score` - mean `B.score`. A player that does not enumerate has one
+//! `a_margin` = mean `A.score` - mean `B.score`, and its 95% interval is the Student t
+//! interval of the per-trial margin (of the pair, or averaged over the row's pairs), from the
+//! score pairs the engine gathers on common random numbers ([`super::margins`]); an average's
+//! interval is left empty past [`super::margins::MAX_COVARIANCE_ARMS`] arms. Every mean is
+//! computed from integer sums, with one rounding. A player that does not enumerate has one
 //! "ordering", named by its script (`obesite>blaspheme`) or `random`.
 
 use super::data::CardIx;
+use super::margins::{mean_of, Margins};
 use crate::output::Report;
-use crate::stats::Summary;
+use crate::stats::Sums;
 use std::collections::HashSet;
 
 /// One way to play a turn from a hand: the cards played, in slot order, and what stays in the
@@ -76,16 +81,33 @@ pub fn enumerate(hand: &[CardIx], k: usize) -> Vec<Ordering> {
     out
 }
 
-/// The number of distinct orderings [`enumerate`] gives, or some number above `cap` when there
-/// are more than `cap` (without listing them).
-pub fn count(hand: &[CardIx], k: usize, cap: usize) -> usize {
+/// The number of distinct orderings [`enumerate`] gives (saturating at `usize::MAX`), counted
+/// without listing them: sequences of `k` cards with at most as many copies of each card as
+/// the hand holds, `Σ` over the copies `j` taken of each card of the ways to interleave them.
+pub fn count(hand: &[CardIx], k: usize) -> usize {
     let k = k.min(hand.len());
-    let n = hand.len();
-    let upper = (0..k).fold(1usize, |acc, i| acc.saturating_mul(n - i));
-    if upper > cap.saturating_mul(1_000) {
-        return upper;
+    let mut copies = std::collections::BTreeMap::<CardIx, usize>::new();
+    for &c in hand {
+        *copies.entry(c).or_default() += 1;
     }
-    enumerate(hand, k).len()
+    // binomial(n, j) for n <= 64 fits: the running product stays below 2^70.
+    let binomial = |n: usize, j: usize| -> u128 {
+        (1..=j as u128).fold(1u128, |c, i| c * (n as u128 - j as u128 + i) / i)
+    };
+    // ways[l]: sequences of length l from the cards seen so far.
+    let mut ways = vec![0u128; k + 1];
+    ways[0] = 1;
+    for &m in copies.values() {
+        let mut next = vec![0u128; k + 1];
+        for l in 0..=k {
+            for j in 0..=m.min(k - l) {
+                let add = ways[l].saturating_mul(binomial(l + j, j));
+                next[l + j] = next[l + j].saturating_add(add);
+            }
+        }
+        ways = next;
+    }
+    usize::try_from(ways[k]).unwrap_or(usize::MAX)
 }
 
 /// `a>b>c`, or `(none)` for an empty play.
@@ -117,60 +139,99 @@ fn position_or_push(list: &mut Vec<String>, s: &str) -> usize {
     }
 }
 
-/// One pair's trials and metric means.
-type Cell = (u64, Vec<f64>);
-
-/// One sweep point's means, laid out by (A ordering, B ordering).
-struct Grid {
-    a: Vec<String>,
-    b: Vec<String>,
-    metrics: Vec<String>,
-    /// `means[ia][ib]`: the metric means of that pair, `None` if the pair was not played.
-    means: Vec<Vec<Option<Cell>>>,
+/// One sweep point's arms, laid out by (A ordering, B ordering).
+pub(crate) struct Grid {
+    pub a: Vec<String>,
+    pub b: Vec<String>,
+    /// The metrics of every arm, in order.
+    pub metrics: Vec<String>,
+    /// `cells[ia][ib]`: the arm of that pair, `None` if the pair was not played.
+    pub cells: Vec<Vec<Option<usize>>>,
+    /// `sums[arm][j]`: exact sums of metric j of that arm.
+    sums: Vec<Vec<Sums>>,
+    pub margins: Margins,
 }
 
-fn grid(v: &crate::output::VariantReport) -> Option<Grid> {
-    let mut a = Vec::new();
-    let mut b = Vec::new();
-    let mut metrics: Vec<String> = Vec::new();
-    let mut cells: Vec<(usize, usize, u64, Vec<f64>)> = Vec::new();
-    let mut current: Option<&str> = None;
-    for m in &v.metrics {
-        if current != Some(m.choice.as_str()) {
-            let (la, lb) = parse_label(&m.choice)?;
-            let (ia, ib) = (position_or_push(&mut a, la), position_or_push(&mut b, lb));
-            cells.push((ia, ib, m.histogram.total(), Vec::new()));
-            current = Some(m.choice.as_str());
+impl Grid {
+    /// Reads an enumerating variant; `None` when its choices are not pairs of orderings or
+    /// it has no `A.score` and `B.score`.
+    pub fn read(v: &crate::output::VariantReport) -> Option<Grid> {
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        let mut metrics: Vec<String> = Vec::new();
+        let mut arms: Vec<(usize, usize, usize)> = Vec::new();
+        let mut sums: Vec<Vec<Sums>> = Vec::new();
+        let mut current: Option<&str> = None;
+        for (i, m) in v.metrics.iter().enumerate() {
+            if current != Some(m.choice.as_str()) {
+                let (la, lb) = parse_label(&m.choice)?;
+                let (ia, ib) = (position_or_push(&mut a, la), position_or_push(&mut b, lb));
+                arms.push((ia, ib, i));
+                sums.push(Vec::new());
+                current = Some(m.choice.as_str());
+            }
+            if arms.len() == 1 {
+                metrics.push(m.metric.clone());
+            }
+            sums.last_mut()?.push(m.histogram.sums());
         }
-        if cells.len() == 1 {
-            metrics.push(m.metric.clone());
+        if arms.is_empty() || sums.iter().any(|s| s.len() != metrics.len()) {
+            return None;
         }
-        let cell = cells.last_mut()?;
-        let mean = Summary::from_histogram(&m.histogram).map_or(f64::NAN, |s| s.mean);
-        cell.3.push(mean);
+        let score = |p: &str| metrics.iter().position(|m| *m == format!("{p}.score"));
+        let (sa, sb) = (score("A")?, score("B")?);
+        let scores: Vec<(usize, usize)> = arms.iter().map(|&(_, _, s)| (s + sa, s + sb)).collect();
+        let margins = Margins::read(v, &scores)?;
+        let mut cells = vec![vec![None; b.len()]; a.len()];
+        for (arm, &(ia, ib, _)) in arms.iter().enumerate() {
+            cells[ia][ib] = Some(arm);
+        }
+        Some(Grid {
+            a,
+            b,
+            metrics,
+            cells,
+            sums,
+            margins,
+        })
     }
-    if cells.is_empty() || cells.iter().any(|c| c.3.len() != metrics.len()) {
-        return None;
+
+    /// The mean of metric j over `arms`, each weighted equally (they play the same trials),
+    /// from the pooled integer sums.
+    fn mean(&self, arms: &[usize], j: usize) -> f64 {
+        let (n, sum) = arms.iter().fold((0u128, 0i128), |(n, sum), &arm| {
+            let s = &self.sums[arm][j];
+            (n + s.n, sum + s.sum)
+        });
+        if n == 0 {
+            f64::NAN
+        } else {
+            mean_of(sum, n)
+        }
     }
-    let mut means = vec![vec![None; b.len()]; a.len()];
-    for (ia, ib, n, m) in cells {
-        means[ia][ib] = Some((n, m));
+
+    /// Arms of A ordering `ia` (row) or of B ordering `ib` (column), in order.
+    pub fn row(&self, ia: usize) -> Vec<usize> {
+        self.cells[ia].iter().flatten().copied().collect()
     }
-    Some(Grid {
-        a,
-        b,
-        metrics,
-        means,
-    })
+
+    pub fn column(&self, ib: usize) -> Vec<usize> {
+        self.cells.iter().filter_map(|r| r[ib]).collect()
+    }
+
+    /// The mean margin of one arm.
+    pub fn margin(&self, arm: usize) -> f64 {
+        self.margins.average(&[arm]).0
+    }
 }
 
 /// `orderings.csv` for scenarios where a player enumerates; `None` otherwise (see the module
 /// documentation for the columns).
 pub fn orderings_csv(report: &Report) -> Option<Vec<u8>> {
-    let mut grids: Vec<Grid> = report
+    let grids: Vec<Grid> = report
         .variants
         .iter()
-        .map(grid)
+        .map(Grid::read)
         .collect::<Option<Vec<_>>>()?;
     // Sweep points may differ in their metrics (a swept hand): the columns are the union, in
     // order of first appearance, and a metric a point does not have is an empty cell.
@@ -180,38 +241,37 @@ pub fn orderings_csv(report: &Report) -> Option<Vec<u8>> {
             position_or_push(&mut metrics, m);
         }
     }
-    for g in &mut grids {
-        let to: Vec<usize> = g
-            .metrics
-            .iter()
-            .map(|m| position_or_push(&mut metrics, m))
-            .collect();
-        for (_, means) in g.means.iter_mut().flatten().flatten() {
-            let mut wide = vec![f64::NAN; metrics.len()];
-            for (&j, &x) in to.iter().zip(means.iter()) {
-                wide[j] = x;
-            }
-            *means = wide;
-        }
-    }
-    let metrics = &metrics;
-    let score = |p: &str| metrics.iter().position(|m| *m == format!("{p}.score"));
-    let (sa, sb) = (score("A")?, score("B")?);
     let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(Vec::new());
     let mut header: Vec<String> = vec!["scenario".into()];
     header.extend(report.param_names.iter().cloned());
     header.extend(
-        ["row", "a_ordering", "b_ordering", "trials", "a_margin"]
-            .iter()
-            .map(|s| s.to_string()),
+        [
+            "row",
+            "a_ordering",
+            "b_ordering",
+            "trials",
+            "a_margin",
+            "a_margin_ci95_low",
+            "a_margin_ci95_high",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
     );
     header.extend(metrics.iter().cloned());
     w.write_record(&header).ok()?;
     for (v, g) in report.variants.iter().zip(&grids) {
-        let margin = |m: &[f64]| m[sa] - m[sb];
-        let mut row = |kind: &str, a: &str, b: &str, n: u64, m: &[f64]| {
+        let columns: Vec<Option<usize>> = metrics
+            .iter()
+            .map(|m| g.metrics.iter().position(|x| x == m))
+            .collect();
+        let n = g.margins.trials;
+        let mut row = |kind: &str, a: &str, b: &str, arms: &[usize]| {
+            let (margin, ci) = g.margins.average(arms);
+            let (lo, hi) = ci.map_or((String::new(), String::new()), |(lo, hi)| {
+                (lo.to_string(), hi.to_string())
+            });
             let mut r: Vec<String> = vec![report.scenario.clone()];
             r.extend(v.params.iter().cloned());
             r.extend([
@@ -219,68 +279,56 @@ pub fn orderings_csv(report: &Report) -> Option<Vec<u8>> {
                 a.to_string(),
                 b.to_string(),
                 n.to_string(),
-                margin(m).to_string(),
+                margin.to_string(),
+                lo,
+                hi,
             ]);
-            r.extend(m.iter().map(|x| {
-                if x.is_nan() {
-                    String::new()
-                } else {
-                    x.to_string()
-                }
+            r.extend(columns.iter().map(|c| match c {
+                Some(j) => g.mean(arms, *j).to_string(),
+                None => String::new(),
             }));
             w.write_record(&r).ok()
         };
         for (ia, la) in g.a.iter().enumerate() {
             for (ib, lb) in g.b.iter().enumerate() {
-                if let Some((n, m)) = &g.means[ia][ib] {
-                    row("pair", la, lb, *n, m)?;
+                if let Some(arm) = g.cells[ia][ib] {
+                    row("pair", la, lb, &[arm])?;
                 }
             }
         }
-        // Each ordering against all of the opponent's: average and worst case.
-        let pick = |cells: Vec<(usize, &Cell)>, lowest_margin: bool| {
-            let count = cells.len();
-            let n = cells.iter().map(|(_, c)| c.0).min().unwrap_or(0);
-            let mut avg = vec![0.0; metrics.len()];
-            for (_, (_, m)) in &cells {
-                for (s, x) in avg.iter_mut().zip(m) {
-                    *s += x;
+        // Each ordering against all of the opponent's: average, and the opponent's best reply
+        // (first in order on ties).
+        let reply = |arms: &[usize], lowest_margin: bool| {
+            let mut best: Option<(usize, f64)> = None;
+            for &arm in arms {
+                let m = g.margin(arm);
+                let better = best.is_none_or(|(_, b)| if lowest_margin { m < b } else { m > b });
+                if better {
+                    best = Some((arm, m));
                 }
             }
-            avg.iter_mut().for_each(|s| *s /= count.max(1) as f64);
-            let mut worst: Option<(usize, &Cell)> = None;
-            for &(i, c) in &cells {
-                let replaces = worst.is_none_or(|(_, w)| {
-                    if lowest_margin {
-                        margin(&c.1) < margin(&w.1)
-                    } else {
-                        margin(&c.1) > margin(&w.1)
-                    }
-                });
-                if replaces {
-                    worst = Some((i, c));
+            best.map(|(arm, _)| arm)
+        };
+        let label_of = |arm: usize| -> (usize, usize) {
+            for (ia, r) in g.cells.iter().enumerate() {
+                if let Some(ib) = r.iter().position(|&c| c == Some(arm)) {
+                    return (ia, ib);
                 }
             }
-            (n, avg, worst.map(|(i, c)| (i, c.0, c.1.clone())))
+            (0, 0)
         };
         for (ia, la) in g.a.iter().enumerate() {
-            let cells: Vec<_> = (0..g.b.len())
-                .filter_map(|ib| g.means[ia][ib].as_ref().map(|c| (ib, c)))
-                .collect();
-            let (n, avg, worst) = pick(cells, true);
-            row("a_average", la, "*", n, &avg)?;
-            if let Some((ib, n, m)) = worst {
-                row("a_worst", la, &g.b[ib], n, &m)?;
+            let arms = g.row(ia);
+            row("a_average", la, "*", &arms)?;
+            if let Some(arm) = reply(&arms, true) {
+                row("a_worst", la, &g.b[label_of(arm).1], &[arm])?;
             }
         }
         for (ib, lb) in g.b.iter().enumerate() {
-            let cells: Vec<_> = (0..g.a.len())
-                .filter_map(|ia| g.means[ia][ib].as_ref().map(|c| (ia, c)))
-                .collect();
-            let (n, avg, worst) = pick(cells, false);
-            row("b_average", "*", lb, n, &avg)?;
-            if let Some((ia, n, m)) = worst {
-                row("b_worst", &g.a[ia], lb, n, &m)?;
+            let arms = g.column(ib);
+            row("b_average", "*", lb, &arms)?;
+            if let Some(arm) = reply(&arms, false) {
+                row("b_worst", &g.a[label_of(arm).0], lb, &[arm])?;
             }
         }
     }
@@ -310,11 +358,19 @@ mod tests {
         // A card held twice: (0, 0) once, not twice.
         let twice = enumerate(&[0, 0, 1], 2);
         assert_eq!(twice.len(), 3);
-        assert_eq!(count(&[0, 0, 1], 2, 100), 3);
+        assert_eq!(count(&[0, 0, 1], 2), 3);
+        // By hand: 2 of {a, a, b, b}: aa, ab, ba, bb; 3 of {a, a, b, c}: 3!/2! with two a's
+        // (3 orders) + abc-type with one a (3! = 6 each of a b c): aab, aba, baa, aac, aca,
+        // caa, abc, acb, bac, bca, cab, cba = 12.
+        assert_eq!(count(&[0, 0, 1, 1], 2), 4);
+        assert_eq!(count(&[0, 0, 1, 2], 3), 12);
+        assert_eq!(count(&[0, 0, 1, 2], 3), enumerate(&[0, 0, 1, 2], 3).len());
+        assert_eq!(count(&[7; 60], 16), 1);
         // Fewer cards than slots: every ordering of the whole hand.
         assert_eq!(enumerate(&[4], 2).len(), 1);
         // Far too many is reported as such without being listed.
-        assert!(count(&(0..60).collect::<Vec<_>>(), 16, 4096) > 4096);
+        assert_eq!(count(&(0..6).collect::<Vec<_>>(), 4), 6 * 5 * 4 * 3);
+        assert_eq!(count(&(0..60).collect::<Vec<_>>(), 16), usize::MAX);
     }
 
     #[test]
@@ -372,30 +428,31 @@ mod tests {
             param_names: vec!["p".into()],
             variants: vec![variant("1", metrics), variant("2", second)],
         };
+        // No score pairs gathered here: the margins' intervals are empty.
         let text = String::from_utf8(orderings_csv(&report).unwrap()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines[0],
-            "scenario,p,row,a_ordering,b_ordering,trials,a_margin,A.score,B.score,A.extra.resolved"
+            "scenario,p,row,a_ordering,b_ordering,trials,a_margin,a_margin_ci95_low,a_margin_ci95_high,A.score,B.score,A.extra.resolved"
         );
         assert_eq!(
             &lines[1..11],
             [
-                "s,1,pair,x,u,2,2,3,1,",
-                "s,1,pair,x,v,2,-1,1,2,",
-                "s,1,pair,y,u,2,0,2,2,",
-                "s,1,pair,y,v,2,1,2,1,",
-                "s,1,a_average,x,*,2,0.5,2,1.5,",
+                "s,1,pair,x,u,2,2,,,3,1,",
+                "s,1,pair,x,v,2,-1,,,1,2,",
+                "s,1,pair,y,u,2,0,,,2,2,",
+                "s,1,pair,y,v,2,1,,,2,1,",
+                "s,1,a_average,x,*,2,0.5,,,2,1.5,",
                 // B's best reply to x is v (margin -1), to y it is u (0).
-                "s,1,a_worst,x,v,2,-1,1,2,",
-                "s,1,a_average,y,*,2,0.5,2,1.5,",
-                "s,1,a_worst,y,u,2,0,2,2,",
-                "s,1,b_average,*,u,2,1,2.5,1.5,",
+                "s,1,a_worst,x,v,2,-1,,,1,2,",
+                "s,1,a_average,y,*,2,0.5,,,2,1.5,",
+                "s,1,a_worst,y,u,2,0,,,2,2,",
+                "s,1,b_average,*,u,2,1,,,2.5,1.5,",
                 // A's best reply to u is x (margin 2), to v it is y (1).
-                "s,1,b_worst,x,u,2,2,3,1,",
+                "s,1,b_worst,x,u,2,2,,,3,1,",
             ]
         );
-        assert_eq!(lines[13], "s,2,pair,x,u,2,2,3,1,0.5");
+        assert_eq!(lines[13], "s,2,pair,x,u,2,2,,,3,1,0.5");
         assert_eq!(lines.len(), 1 + 2 * 12);
         // Not an enumerating report: no table.
         let plain = Report {

@@ -4,13 +4,16 @@
 //! each card the player can bring into play, `<P>.<id>.played`, `.resolved`, `.cancelled`,
 //! `.called`, `.cloned` (counts over the whole game; those that can never be non-zero are left
 //! out, see [`CardGame::card_metrics`]). An enumerating scenario has one arm per pair of
-//! orderings, each with that block of metrics.
+//! orderings, each with that block of metrics, and asks the engine for the per-trial
+//! differences of its score metrics ([`margins::pairs`]), from which the margins' intervals
+//! come.
 //!
 //! Random draws happen in a fixed order (initiative, then A's plays, then B's, then the
 //! resolution's own draws), all from the engine's stream, so the results depend only on
 //! (seed, chunk) and arms share their random numbers as far as their plays allow.
 
 use super::data::{CardGame, CardIx, Initiative, Plays, CARD_METRICS, PLAYERS};
+use super::margins;
 use super::orderings::{self, Ordering};
 use super::resolve::{describe, resolve_turn, Event, Sink, Table};
 use super::zones::{below, remove_in_order};
@@ -35,6 +38,8 @@ pub struct CardPlan {
     /// Number of B's orderings (1 if B does not enumerate): arm = ia * b_count + ib.
     b_count: usize,
     arms: usize,
+    /// Score metric pairs whose per-trial differences give the margins' covariances.
+    pairs: Vec<(usize, usize)>,
 }
 
 /// Per-worker memory: the table and the cards played this turn.
@@ -92,6 +97,19 @@ impl CardPlan {
                 .collect()
         };
         let per_arm = names.len();
+        let pairs = if orderings.iter().all(Vec::is_empty) {
+            Vec::new()
+        } else {
+            let scores: Vec<(usize, usize)> = (0..arms)
+                .map(|arm| {
+                    (
+                        arm * per_arm + score_slots[0],
+                        arm * per_arm + score_slots[1],
+                    )
+                })
+                .collect();
+            margins::pairs(&scores)
+        };
         let metrics = labels
             .iter()
             .enumerate()
@@ -113,6 +131,7 @@ impl CardPlan {
             score_slots,
             orderings,
             arms,
+            pairs,
         }
     }
 
@@ -339,7 +358,7 @@ impl Trial for CardPlan {
     }
 
     fn pairs(&self) -> &[(usize, usize)] {
-        &[]
+        &self.pairs
     }
 
     fn scratch(&self) -> Scratch {

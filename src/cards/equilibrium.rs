@@ -1,0 +1,120 @@
+//! `equilibrium.csv`: card play as the zero-sum game it is when both players choose among
+//! orderings.
+//!
+//! Both players lay their cards face down at once, so neither can react to the other's
+//! ordering. The payoff of a pair of orderings is A's mean margin (`A.score - B.score`, from
+//! `orderings.csv`); A maximises it, B minimises it. The table holds, per sweep point, one row
+//! per ordering of each player with its probability in an optimal mix
+//! ([`matrix_game::solve`], which documents the choice among several optimal mixes), and the
+//! game's value for A with a 95% interval:
+//!
+//! `scenario,<sweep params...>,player,ordering,probability,value,value_ci95_low,value_ci95_high`
+//!
+//! The value is `Σ a_i · b_j · margin_ij`. Its interval is the Student t interval of the
+//! per-trial margin of the two mixes played against each other, `Σ a_i · b_j · margin_ij(t)`,
+//! whose variance needs the covariance of every pair of arms on common random numbers
+//! ([`super::margins::Margins`]): the delta method, since the derivative of a game's value with respect to
+//! the payoff of (i, j) is `a_i · b_j` where the equilibrium is unique. Where it is not (an
+//! ordering that exactly ties another, a payoff on a knife edge), the value is still
+//! consistent but the interval can be too narrow; the pair rows of `orderings.csv` say how
+//! well each payoff is known.
+//!
+//! The table is written when both players have at least two orderings: a player with one
+//! ordering has nothing to mix, and `orderings.csv`'s worst-case rows already answer it.
+
+use super::matrix_game;
+use super::orderings::Grid;
+use crate::output::Report;
+
+/// `equilibrium.csv`, or `None` unless every sweep point is a game of orderings with at least
+/// two for each player.
+pub fn equilibrium_csv(report: &Report) -> Option<Vec<u8>> {
+    let grids: Vec<Grid> = report
+        .variants
+        .iter()
+        .map(Grid::read)
+        .collect::<Option<Vec<_>>>()?;
+    if grids.iter().any(|g| g.a.len() < 2 || g.b.len() < 2) {
+        return None;
+    }
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    let mut header: Vec<String> = vec!["scenario".into()];
+    header.extend(report.param_names.iter().cloned());
+    header.extend(
+        [
+            "player",
+            "ordering",
+            "probability",
+            "value",
+            "value_ci95_low",
+            "value_ci95_high",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    w.write_record(&header).ok()?;
+    for (v, g) in report.variants.iter().zip(&grids) {
+        let solved = solve(g);
+        let text = |x: Option<f64>| x.map_or(String::new(), |x| x.to_string());
+        let (value, ci) = solved
+            .as_ref()
+            .map_or((None, None), |s| (Some(s.value), s.interval));
+        for (player, labels, mix) in [
+            ("A", &g.a, solved.as_ref().map(|s| &s.a)),
+            ("B", &g.b, solved.as_ref().map(|s| &s.b)),
+        ] {
+            for (i, label) in labels.iter().enumerate() {
+                let mut r: Vec<String> = vec![report.scenario.clone()];
+                r.extend(v.params.iter().cloned());
+                r.extend([
+                    player.to_string(),
+                    label.clone(),
+                    text(mix.map(|m| m[i])),
+                    text(value),
+                    text(ci.map(|c| c.0)),
+                    text(ci.map(|c| c.1)),
+                ]);
+                w.write_record(&r).ok()?;
+            }
+        }
+    }
+    w.into_inner().ok()
+}
+
+/// One sweep point's equilibrium.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solved {
+    pub a: Vec<f64>,
+    pub b: Vec<f64>,
+    /// The mean margin of the two mixes played against each other.
+    pub value: f64,
+    pub interval: Option<(f64, f64)>,
+}
+
+/// Solves a grid's game; `None` when a pair was not played or the solver failed (the rows are
+/// then written with empty probabilities).
+fn solve(g: &Grid) -> Option<Solved> {
+    let payoff: Vec<Vec<f64>> = g
+        .cells
+        .iter()
+        .map(|r| r.iter().map(|c| c.map(|arm| g.margin(arm))).collect())
+        .collect::<Option<Vec<Vec<f64>>>>()?;
+    let e = matrix_game::solve(&payoff).ok()?;
+    let mut weights = vec![0.0; g.margins.arms()];
+    for (ia, row) in g.cells.iter().enumerate() {
+        for (ib, arm) in row.iter().enumerate() {
+            if let Some(arm) = arm {
+                weights[*arm] = e.a[ia] * e.b[ib];
+            }
+        }
+    }
+    let (value, interval) = g.margins.weighted(&weights);
+    Some(Solved {
+        a: e.a,
+        b: e.b,
+        value,
+        interval,
+    })
+}

@@ -1,0 +1,193 @@
+//! Zero-sum matrix games solved by linear programming, with a deterministic choice among
+//! equilibria.
+//!
+//! `payoff[i][j]` is what the row player (A) gains and the column player (B) loses when A plays
+//! row i and B column j. [`solve`] finds the game's value and one optimal mix for each player.
+//! A game can have many optimal mixes (a face of a polytope); a simplex answer would then
+//! depend on the solver's pivoting. Each player's mix is therefore chosen by a fixed sequence
+//! of linear programs, each keeping the optimum of the ones before (within [`tolerance`]):
+//!
+//! 1. guarantee the value (the player's best worst case);
+//! 2. among those mixes, do best against an opponent who picks uniformly at random (so the mix
+//!    punishes an opponent's mistakes as much as the value allows);
+//! 3. then give as much probability as possible to the first ordering in table order, then to
+//!    the second, and so on (lexicographic), which leaves one mix.
+//!
+//! B's mix comes from the same sequence on the game seen from B's side (`-payoffᵀ`).
+//! Probabilities are rounded to 9 decimals, below the solver's own feasibility tolerance, so
+//! that exact answers such as 3/4 print as `0.75`.
+
+use microlp::{ComparisonOp, OptimizationDirection, Problem, Variable};
+
+/// An equilibrium of a zero-sum matrix game.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Equilibrium {
+    /// The row player's optimal mix, one probability per row.
+    pub a: Vec<f64>,
+    /// The column player's optimal mix, one probability per column.
+    pub b: Vec<f64>,
+    /// `aᵀ · payoff · b`: the game's value for the row player.
+    pub value: f64,
+}
+
+/// Why a game could not be solved.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SolveError {
+    #[error("the payoff matrix is empty or ragged")]
+    Shape,
+    #[error("the payoff matrix holds a value that is not a finite number")]
+    NotFinite,
+    #[error("the linear program solver failed: {0}")]
+    Solver(String),
+}
+
+/// Probabilities are multiples of 1 / this.
+const PROBABILITY_STEPS: f64 = 1e9;
+
+/// How far a later program in the tie-break sequence may fall below an earlier optimum:
+/// relative to the payoffs' size, above the round-off of summing a few hundred of them, and
+/// far enough below the rounding of probabilities that the slack never shows in them.
+pub fn tolerance(payoff: &[Vec<f64>]) -> f64 {
+    let scale = payoff.iter().flatten().fold(1.0f64, |m, &x| m.max(x.abs()));
+    1e-12 * scale
+}
+
+/// Solves the game (see the module documentation for which equilibrium is returned).
+///
+/// ```
+/// use rollcall::cards::matrix_game::solve;
+/// // Matching pennies: each side mixes half and half; the value is 0.
+/// let e = solve(&[vec![1.0, -1.0], vec![-1.0, 1.0]]).unwrap();
+/// assert_eq!((e.a, e.b, e.value), (vec![0.5, 0.5], vec![0.5, 0.5], 0.0));
+/// ```
+pub fn solve(payoff: &[Vec<f64>]) -> Result<Equilibrium, SolveError> {
+    let cols = payoff.first().map_or(0, Vec::len);
+    if cols == 0 || payoff.iter().any(|r| r.len() != cols) {
+        return Err(SolveError::Shape);
+    }
+    if payoff.iter().flatten().any(|x| !x.is_finite()) {
+        return Err(SolveError::NotFinite);
+    }
+    let a = optimal_mix(payoff)?;
+    let b_side: Vec<Vec<f64>> = (0..cols)
+        .map(|j| payoff.iter().map(|row| -row[j]).collect())
+        .collect();
+    let b = optimal_mix(&b_side)?;
+    let value = payoff
+        .iter()
+        .zip(&a)
+        .map(|(row, &p)| p * row.iter().zip(&b).map(|(&x, &q)| x * q).sum::<f64>())
+        .sum();
+    Ok(Equilibrium { a, b, value })
+}
+
+/// `Σ coefficient · x ≥ bound`.
+type AtLeast = (Vec<f64>, f64);
+
+/// The row player's mix chosen by the sequence of the module documentation.
+fn optimal_mix(payoff: &[Vec<f64>]) -> Result<Vec<f64>, SolveError> {
+    let rows = payoff.len();
+    let cols = payoff[0].len();
+    let tol = tolerance(payoff);
+    let column = |j: usize| -> Vec<f64> { payoff.iter().map(|r| r[j]).collect() };
+
+    // 1. The value: max v subject to every column paying at least v.
+    let (mut mix, value) = {
+        let mut p = Problem::new(OptimizationDirection::Maximize);
+        let x: Vec<Variable> = (0..rows).map(|_| p.add_var(0.0, (0.0, 1.0))).collect();
+        let v = p.add_var(1.0, (f64::NEG_INFINITY, f64::INFINITY));
+        for j in 0..cols {
+            let terms = x.iter().zip(column(j)).map(|(&xi, c)| (xi, c));
+            p.add_constraint(terms.chain([(v, -1.0)]), ComparisonOp::Ge, 0.0);
+        }
+        p.add_constraint(x.iter().map(|&xi| (xi, 1.0)), ComparisonOp::Eq, 1.0);
+        let s = p
+            .solve()
+            .map_err(|e| SolveError::Solver(e.to_string()))?
+            .into_solution()
+            .map_err(|e| SolveError::Solver(format!("{:?}", e.termination_reason())))?;
+        let mix: Vec<f64> = x.iter().map(|&xi| s.var_value(xi)).collect();
+        (mix, s.var_value(v))
+    };
+    let mut kept: Vec<AtLeast> = (0..cols).map(|j| (column(j), value - tol)).collect();
+
+    // 2. Best against a uniform opponent, then 3. lexicographic: each stage keeps the optima
+    // before it. A stage the solver cannot answer ends the sequence with the mix so far, which
+    // is still optimal.
+    let uniform: Vec<f64> = payoff
+        .iter()
+        .map(|r| r.iter().sum::<f64>() / cols as f64)
+        .collect();
+    let mut objectives = vec![uniform];
+    objectives.extend((0..rows).map(|i| {
+        let mut e = vec![0.0; rows];
+        e[i] = 1.0;
+        e
+    }));
+    let mut fixed_mass = 0.0;
+    for (stage, objective) in objectives.into_iter().enumerate() {
+        if stage > 0 && fixed_mass >= 1.0 - tol {
+            break;
+        }
+        let Some((x, best)) = maximise(rows, &objective, &kept) else {
+            break;
+        };
+        if stage > 0 {
+            fixed_mass += best;
+        }
+        kept.push((objective, best - tol));
+        mix = x;
+    }
+    Ok(clean(mix))
+}
+
+/// Maximises `objective · x` over mixes meeting `kept`; `None` if the solver fails.
+fn maximise(rows: usize, objective: &[f64], kept: &[AtLeast]) -> Option<(Vec<f64>, f64)> {
+    let mut p = Problem::new(OptimizationDirection::Maximize);
+    let x: Vec<Variable> = objective
+        .iter()
+        .map(|&c| p.add_var(c, (0.0, 1.0)))
+        .collect();
+    p.add_constraint(x.iter().map(|&xi| (xi, 1.0)), ComparisonOp::Eq, 1.0);
+    for (coefficients, bound) in kept {
+        let terms = x.iter().zip(coefficients).map(|(&xi, &c)| (xi, c));
+        p.add_constraint(terms, ComparisonOp::Ge, *bound);
+    }
+    let s = p.solve().ok()?.into_solution().ok()?;
+    debug_assert_eq!(x.len(), rows);
+    Some((x.iter().map(|&xi| s.var_value(xi)).collect(), s.objective()))
+}
+
+/// Rounds to a multiple of 1 / [`PROBABILITY_STEPS`] (dividing an integer-valued float by
+/// it rounds once, so 0.75 stays 0.75), with no tiny negatives.
+fn clean(mix: Vec<f64>) -> Vec<f64> {
+    mix.into_iter()
+        .map(|p| {
+            let r = (p * PROBABILITY_STEPS).round() / PROBABILITY_STEPS;
+            if r <= 0.0 {
+                0.0
+            } else {
+                r.min(1.0)
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_keeps_simple_fractions_exact() {
+        assert_eq!(clean(vec![0.7500000000003, 0.2499999999997]), [0.75, 0.25]);
+        assert_eq!(clean(vec![-1e-12, 1.0000000000001]), [0.0, 1.0]);
+    }
+
+    #[test]
+    fn bad_shapes_are_refused() {
+        assert_eq!(solve(&[]), Err(SolveError::Shape));
+        assert_eq!(solve(&[vec![]]), Err(SolveError::Shape));
+        assert_eq!(solve(&[vec![1.0], vec![1.0, 2.0]]), Err(SolveError::Shape));
+        assert_eq!(solve(&[vec![f64::NAN]]), Err(SolveError::NotFinite));
+    }
+}
