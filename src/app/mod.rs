@@ -2,7 +2,7 @@
 //! engine, exact engine and output together. The binary only parses flags and reports what this returns.
 
 use crate::cards::CardPlan;
-use crate::engine::{self, Gathered, Monitor, RunSpec, Shard, Trial, CHUNK_SIZE};
+use crate::engine::{self, ChunkSet, Gathered, Monitor, RunSpec, Shard, Trial, CHUNK_SIZE};
 use crate::exact::Refusal;
 use crate::output::ExactReport;
 use crate::output::{
@@ -131,30 +131,56 @@ impl Compiled {
         }
     }
 
-    /// Plays this sweep point: its report, the trials played, and whether it completed.
+    /// Plays this sweep point from `from` (nothing played, or a checkpoint's report of it and
+    /// the chunks it holds), calling `between` with a way to lay out the report so far and the
+    /// chunks it holds after every batch of chunks.
     fn play(
         &self,
         params: &[String],
         spec: &RunSpec,
         monitor: &Monitor,
-    ) -> Result<(VariantReport, u64, bool), Error> {
+        from: Option<(&VariantReport, ChunkSet)>,
+        between: &mut dyn FnMut(&dyn Fn() -> VariantReport, &ChunkSet),
+    ) -> Result<Played, Error> {
         fn go<T: Trial>(
             trial: &T,
             params: &[String],
             spec: &RunSpec,
             monitor: &Monitor,
-        ) -> Result<(VariantReport, u64, bool), Error> {
-            let outcome = engine::run(trial, spec, monitor)?;
-            let played = outcome.gathered.trials;
-            let report = variant_report(params, trial, outcome.gathered);
-            Ok((report, played, outcome.complete))
+            from: Option<(&VariantReport, ChunkSet)>,
+            between: &mut dyn FnMut(&dyn Fn() -> VariantReport, &ChunkSet),
+        ) -> Result<Played, Error> {
+            let progress = match from {
+                None => engine::Progress::start(trial),
+                Some((report, done)) => run::progress_of(trial, spec, report, done)?,
+            };
+            let outcome = engine::resume(trial, spec, monitor, progress, &mut |p| {
+                between(&|| variant_report(params, trial, p.gathered.clone()), &p.done)
+            })?;
+            Ok(Played {
+                trials: outcome.gathered.trials,
+                report: variant_report(params, trial, outcome.gathered),
+                complete: outcome.complete,
+                done: outcome.done,
+            })
         }
         match self {
-            Compiled::Battle(plan) => go(plan.as_ref(), params, spec, monitor),
-            Compiled::Designs(designs) => go(designs.as_ref(), params, spec, monitor),
-            Compiled::Cards(plan) => go(plan.as_ref(), params, spec, monitor),
+            Compiled::Battle(plan) => go(plan.as_ref(), params, spec, monitor, from, between),
+            Compiled::Designs(designs) => {
+                go(designs.as_ref(), params, spec, monitor, from, between)
+            }
+            Compiled::Cards(plan) => go(plan.as_ref(), params, spec, monitor, from, between),
         }
     }
+}
+
+/// What playing a sweep point gave: its report, the trials played, whether it completed, and
+/// the chunks the report holds.
+struct Played {
+    report: VariantReport,
+    trials: u64,
+    complete: bool,
+    done: ChunkSet,
 }
 
 /// Loads and compiles a file: every check a run would make before playing anything.
@@ -210,28 +236,40 @@ fn exact_report(set: &ScenarioSet, plans: &[Compiled]) -> Result<ExactReport, Re
     crate::exact::report(set, &arms)
 }
 
-/// Writes a simulated run's tables (plus a card game's orderings.csv) and run.json; returns
-/// the folder.
-fn write_tables(dir: &Path, report: &Report, meta: &RunMeta) -> Result<PathBuf, Error> {
-    let extra: Vec<(&str, Vec<u8>)> = crate::cards::orderings_csv(report)
-        .map(|t| ("orderings.csv", t))
-        .into_iter()
-        .collect();
-    write_files(dir, report, meta, extra)
+/// Writes a simulated run's tables (plus a card game's orderings.csv), `extra` files and
+/// run.json, replacing the claimed folder; returns the folder.
+fn write_tables(
+    claim: &output::Claim,
+    report: &Report,
+    meta: &RunMeta,
+    mut extra: Vec<(&str, Vec<u8>)>,
+) -> Result<PathBuf, Error> {
+    extra.extend(crate::cards::orderings_csv(report).map(|t| ("orderings.csv", t)));
+    write_files(claim, report, meta, extra)
 }
 
-/// Writes the tables of any report, `extra` tables and run.json; returns the folder.
+/// Writes the tables of any report, `extra` files and run.json, replacing the claimed folder;
+/// returns the folder.
 fn write_files(
-    dir: &Path,
+    claim: &output::Claim,
     report: &impl Tables,
     meta: &RunMeta,
     extra: Vec<(&str, Vec<u8>)>,
 ) -> Result<PathBuf, Error> {
-    output::write_run(dir, report, meta, extra).map_err(|source| Error::Write {
-        path: dir.to_path_buf(),
+    output::write_run(claim, report, meta, extra).map_err(|source| Error::Write {
+        path: claim.dir().to_path_buf(),
         source,
     })?;
-    Ok(dir.to_path_buf())
+    Ok(claim.dir().to_path_buf())
+}
+
+/// Claims a results folder for a run (see [`output::Claim`]); a folder another run holds is
+/// refused.
+fn claim(dir: &Path) -> Result<output::Claim, Error> {
+    output::Claim::acquire(dir).map_err(|source| Error::Write {
+        path: dir.to_path_buf(),
+        source,
+    })
 }
 
 fn variant_report<T: Trial>(params: &[String], trial: &T, gathered: Gathered) -> VariantReport {

@@ -7,6 +7,7 @@ use super::{chunk_len, Draw, Gathered, RunSpec, Trial};
 use crate::dice::{SuccessCount, AMBIGUOUS};
 use crate::stats::Histogram;
 use rand::Rng;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Trials played before their metrics are added to the histograms, column by column: a
 /// metric that did not change across the batch (common: most metrics of most steps) costs one
@@ -48,21 +49,29 @@ impl<'t, T: Trial> Worker<'t, T> {
         }
     }
 
+    /// Plays chunk `chunk` into `acc`. Returns false when `stop` was raised before the chunk
+    /// ended: `acc` then holds part of a chunk and this worker is spent, both to be dropped.
     pub(crate) fn play_chunk(
         &mut self,
         trial: &'t T,
         spec: &RunSpec,
         chunk: u64,
         acc: &mut Gathered,
-    ) {
+        stop: &AtomicBool,
+    ) -> bool {
         let mut lanes = Lanes::new(spec.seed, chunk);
         let n = chunk_len(spec.trials, chunk);
         if trial.arms() == 1 {
-            self.play_one_arm(trial, &mut lanes, n, acc);
+            if !self.play_one_arm(trial, &mut lanes, n, acc, stop) {
+                return false;
+            }
         } else {
             for lane in 0..LANES {
                 let mut rng = lanes.state(lane);
                 for _ in lane_trials(0, n, lane) {
+                    if stop.load(Ordering::Relaxed) {
+                        return false;
+                    }
                     // Every arm replays the same stream: common random numbers.
                     let word = rng.next_u64();
                     for arm in 0..self.trees.len() {
@@ -82,12 +91,24 @@ impl<'t, T: Trial> Worker<'t, T> {
         self.flush(trial, acc);
         acc.trials += n;
         acc.chunks += 1;
+        true
     }
 
     /// One arm: trials that end at a leaf are counted per leaf and expanded at the end.
-    fn play_one_arm(&mut self, trial: &'t T, lanes: &mut Lanes, n: u64, acc: &mut Gathered) {
+    /// False when stopped (see `play_chunk`).
+    fn play_one_arm(
+        &mut self,
+        trial: &'t T,
+        lanes: &mut Lanes,
+        n: u64,
+        acc: &mut Gathered,
+        stop: &AtomicBool,
+    ) -> bool {
         let mut t = 0;
         while t < n {
+            if stop.load(Ordering::Relaxed) {
+                return false;
+            }
             // Trials side by side go a segment at a time, so that a tree that has just seen
             // its last new path switches to counting results within the chunk.
             let end = n.min(t + SEGMENT);
@@ -132,6 +153,9 @@ impl<'t, T: Trial> Worker<'t, T> {
                     for lane in 0..LANES {
                         let mut rng = lanes.state(lane);
                         for _ in lane_trials(t, end, lane) {
+                            if stop.load(Ordering::Relaxed) {
+                                return false;
+                            }
                             self.walk_one(trial, &mut rng, lane, acc);
                         }
                         lanes.restore(lane, rng);
@@ -153,6 +177,7 @@ impl<'t, T: Trial> Worker<'t, T> {
                 h.add_count(out[a] - out[b], count);
             }
         }
+        true
     }
 
     /// One trial of a single-arm chunk, on its own, drawing from lane `lane`.
