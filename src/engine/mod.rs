@@ -498,6 +498,112 @@ mod tests {
         assert_eq!(out.gathered.trials, 0);
     }
 
+    /// A die roll played in full every trial (no memo), which raises `stop` once it has
+    /// played `stop_after` trials: a user's Ctrl-C in the middle of a chunk.
+    struct Stopper<'a> {
+        stop: &'a AtomicBool,
+        stop_after: u64,
+        played: AtomicU64,
+    }
+
+    impl Trial for Stopper<'_> {
+        type Scratch = ();
+        fn metrics(&self) -> &[MetricName] {
+            &Dice.metrics()[..1]
+        }
+        fn arms(&self) -> usize {
+            1
+        }
+        fn pairs(&self) -> &[(usize, usize)] {
+            &[]
+        }
+        fn scratch(&self) {}
+        fn play<'t, D: Draws<'t>>(&'t self, _: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
+            if self.played.fetch_add(1, Ordering::Relaxed) + 1 == self.stop_after {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+            out[0] = draws.uniform(6) as i64 + 1;
+        }
+        fn memoise(&self) -> bool {
+            false
+        }
+    }
+
+    fn stopper(monitor: &Monitor, stop_after: u64) -> Stopper<'_> {
+        Stopper {
+            stop: &monitor.stop,
+            stop_after,
+            played: AtomicU64::new(0),
+        }
+    }
+
+    #[test]
+    fn a_stop_inside_a_chunk_keeps_only_whole_chunks() {
+        let monitor = Monitor::default();
+        // A run that would take hours: it must end soon after the stop, mid-chunk.
+        let trial = stopper(&monitor, CHUNK_SIZE + CHUNK_SIZE / 2);
+        let out = run(&trial, &spec(1 << 50, 2), &monitor).unwrap();
+        assert!(!out.complete);
+        let g = &out.gathered;
+        assert_eq!(g.trials, g.chunks * CHUNK_SIZE, "whole chunks only");
+        assert_eq!(g.metrics[0].total(), g.trials);
+        assert_eq!(out.done.len(), g.chunks);
+        // Each of the 2 threads stops within the chunk it is playing: fewer trials than
+        // were played count, and the chunk that raised the stop is not among them.
+        assert!(g.trials < trial.played.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn a_resumed_run_gathers_what_an_uninterrupted_one_does() {
+        let trials = 20 * CHUNK_SIZE + 123;
+        let whole = run(&stopper(&Monitor::default(), 0), &spec(trials, 2), &Monitor::default())
+            .unwrap();
+        let first = Monitor::default();
+        let cut = run(&stopper(&first, 7 * CHUNK_SIZE + 5), &spec(trials, 2), &first).unwrap();
+        assert!(!cut.complete && cut.gathered.chunks > 0 && cut.gathered.chunks < 21);
+        let progress = Progress {
+            gathered: cut.gathered,
+            done: cut.done,
+        };
+        let mut seen = Vec::new();
+        let resumed = resume(
+            &stopper(&Monitor::default(), 0),
+            &spec(trials, 1),
+            &Monitor::default(),
+            progress,
+            &mut |p| seen.push(p.done.len()),
+        )
+        .unwrap();
+        assert!(resumed.complete);
+        assert_eq!(resumed.gathered, whole.gathered);
+        assert_eq!(resumed.done.ranges(), &[0..21]);
+        assert!(seen.windows(2).all(|w| w[0] < w[1]) && seen.last() == Some(&21));
+    }
+
+    #[test]
+    fn chunk_sets_keep_ranges_merged_whatever_the_order() {
+        let mut set = ChunkSet::default();
+        // A fixed permutation of 0..40 minus {10, 25..28}: multiplication by 7 mod 41.
+        for i in 1..=40u64 {
+            let c = (i * 7) % 41 - 1;
+            if c != 10 && !(25..28).contains(&c) {
+                set.insert(c);
+                set.insert(c);
+            }
+        }
+        assert_eq!(set.ranges(), &[0..10, 11..25, 28..40]);
+        assert_eq!(set.len(), 36);
+        assert_eq!(set.first_missing(0..40), Some(10..11));
+        assert_eq!(set.first_missing(11..40), Some(25..28));
+        assert_eq!(set.first_missing(12..26), Some(25..26));
+        assert_eq!(set.first_missing(28..40), None);
+        assert_eq!(set.first_missing(30..45), Some(40..45));
+        assert_eq!(ChunkSet::from_ranges(set.ranges().to_vec()), Ok(set));
+        assert!(ChunkSet::from_ranges(vec![0..3, 3..5]).is_err());
+        assert!(ChunkSet::from_ranges(vec![4..6, 0..2]).is_err());
+        assert!(ChunkSet::from_ranges(vec![2..2]).is_err());
+    }
+
     #[test]
     fn precision_stops_at_a_deterministic_checkpoint() {
         let mut s = spec(100_000_000, 2);
