@@ -185,7 +185,10 @@ fn a_resumed_shard_writes_the_part_of_an_uninterrupted_shard() {
     args.extend(["--checkpoint", "0"]);
     let mut child = spawn(root, &strs(&duel("parts", &args)));
     let checkpoint = root.join("parts/checkpoint-shard-1-of-3.json");
-    assert!(appears(&mut child, &checkpoint), "ended before a checkpoint");
+    assert!(
+        appears(&mut child, &checkpoint),
+        "ended before a checkpoint"
+    );
     child.kill().unwrap();
     wait_for(&mut child, Duration::from_secs(60));
     assert!(!root.join("parts/shard-1-of-3.json").exists());
@@ -193,9 +196,10 @@ fn a_resumed_shard_writes_the_part_of_an_uninterrupted_shard() {
     args.extend(["--resume", "parts"]);
     run_ok(root, &strs(&duel("parts", &args)));
     let body = |dir: &str| {
-        let part: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(root.join(dir).join("shard-1-of-3.json")).unwrap())
-                .unwrap();
+        let part: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(root.join(dir).join("shard-1-of-3.json")).unwrap(),
+        )
+        .unwrap();
         part["body"].clone()
     };
     assert_eq!(body("parts"), body("whole"));
@@ -215,7 +219,10 @@ fn a_checkpoint_of_another_run_is_refused_and_kept() {
     let mut child = spawn(root, &strs(&base(&["--out", "c", "--checkpoint", "600"])));
     std::thread::sleep(Duration::from_millis(1500));
     interrupt(&child);
-    assert_eq!(wait_for(&mut child, Duration::from_secs(60)).code(), Some(130));
+    assert_eq!(
+        wait_for(&mut child, Duration::from_secs(60)).code(),
+        Some(130)
+    );
     let checkpoint = std::fs::read(root.join("c/checkpoint.json")).unwrap();
     let files = listing(&root.join("c"));
     let cases: [(&str, Vec<String>, &str); 5] = [
@@ -226,7 +233,11 @@ fn a_checkpoint_of_another_run_is_refused_and_kept() {
             base(&["--set", "engagement.rounds=5"]),
             "scenario hash",
         ),
-        ("a shard", base(&["--shard", "0/1"]), "checkpoint-shard-0-of-1.json does not exist"),
+        (
+            "a shard",
+            base(&["--shard", "0/1"]),
+            "checkpoint-shard-0-of-1.json does not exist",
+        ),
         (
             "another file",
             {
@@ -246,7 +257,10 @@ fn a_checkpoint_of_another_run_is_refused_and_kept() {
             stderr.contains(named) && !stderr.contains("panicked"),
             "{what}: the refusal should name {named:?}: {stderr}"
         );
-        assert_eq!(std::fs::read(root.join("c/checkpoint.json")).unwrap(), checkpoint);
+        assert_eq!(
+            std::fs::read(root.join("c/checkpoint.json")).unwrap(),
+            checkpoint
+        );
         assert_eq!(listing(&root.join("c")), files, "{what}");
     }
 }
@@ -257,12 +271,26 @@ fn sigkill_at_any_instant_leaves_the_old_folder_or_the_new_one() {
     let root = tmp.path();
     // Two runs with different file sets (design-duel has compare.csv) and seeds.
     let runs: [Vec<String>; 2] = [
-        ["run", &config("design-duel.toml"), "--trials", "2e4", "--seed", "1"]
-            .map(String::from)
-            .to_vec(),
-        ["run", &config("rally.toml"), "--trials", "1e5", "--seed", "2"]
-            .map(String::from)
-            .to_vec(),
+        [
+            "run",
+            &config("design-duel.toml"),
+            "--trials",
+            "2e4",
+            "--seed",
+            "1",
+        ]
+        .map(String::from)
+        .to_vec(),
+        [
+            "run",
+            &config("rally.toml"),
+            "--trials",
+            "1e5",
+            "--seed",
+            "2",
+        ]
+        .map(String::from)
+        .to_vec(),
     ];
     let with_out = |i: usize, out: &str| {
         let mut a = runs[i].clone();
@@ -292,7 +320,11 @@ fn sigkill_at_any_instant_leaves_the_old_folder_or_the_new_one() {
         } else {
             1
         };
-        assert_same_run(&out, &root.join(format!("ref{is}")), &format!("killed at instant {k}"));
+        assert_same_run(
+            &out,
+            &root.join(format!("ref{is}")),
+            &format!("killed at instant {k}"),
+        );
         current = is;
     }
     // The next run clears what the killed ones left.
@@ -305,11 +337,17 @@ fn two_runs_on_one_folder_end_in_one_coherent_folder() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     let args = |seed: &str, out: &str| {
-        ["run", &config("rally-masters.toml"), "--trials", "3e5", "--quiet"]
-            .into_iter()
-            .map(String::from)
-            .chain(["--seed", seed, "--threads", "1", "--out", out].map(String::from))
-            .collect::<Vec<_>>()
+        [
+            "run",
+            &config("rally-masters.toml"),
+            "--trials",
+            "3e5",
+            "--quiet",
+        ]
+        .into_iter()
+        .map(String::from)
+        .chain(["--seed", seed, "--threads", "1", "--out", out].map(String::from))
+        .collect::<Vec<_>>()
     };
     run_ok(root, &strs(&args("1", "ref1")));
     run_ok(root, &strs(&args("2", "ref2")));
@@ -330,10 +368,12 @@ fn two_runs_on_one_folder_end_in_one_coherent_folder() {
         for (status, child) in [(sa, &mut a), (sb, &mut b)] {
             if !status.success() {
                 let mut stderr = String::new();
-                std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr)
-                    .unwrap();
+                std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
                 assert_eq!(status.code(), Some(2), "pair {pair}: {stderr}");
-                assert!(stderr.contains("another rollcall run"), "pair {pair}: {stderr}");
+                assert!(
+                    stderr.contains("another rollcall run"),
+                    "pair {pair}: {stderr}"
+                );
                 refused += 1;
             }
         }

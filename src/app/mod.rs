@@ -155,7 +155,10 @@ impl Compiled {
                 Some((report, done)) => run::progress_of(trial, spec, report, done)?,
             };
             let outcome = engine::resume(trial, spec, monitor, progress, &mut |p| {
-                between(&|| variant_report(params, trial, p.gathered.clone()), &p.done)
+                between(
+                    &|| variant_report(params, trial, p.gathered.clone()),
+                    &p.done,
+                )
             })?;
             Ok(Played {
                 trials: outcome.gathered.trials,

@@ -76,11 +76,13 @@ pub fn run(opts: &RunOptions, log: &mut dyn FnMut(Note<'_>)) -> Result<Status, E
         .collect::<Result<Vec<_>, _>>()?;
     let dirs: Vec<PathBuf> = prepared
         .iter()
-        .map(|(set, _)| match (opts.resume.as_ref().or(opts.out.as_ref()), prepared.len()) {
-            (Some(out), 1) => out.clone(),
-            (Some(out), _) => out.join(&set.name),
-            (None, _) => Path::new(RESULTS_DIR).join(&set.name),
-        })
+        .map(
+            |(set, _)| match (opts.resume.as_ref().or(opts.out.as_ref()), prepared.len()) {
+                (Some(out), 1) => out.clone(),
+                (Some(out), _) => out.join(&set.name),
+                (None, _) => Path::new(RESULTS_DIR).join(&set.name),
+            },
+        )
         .collect();
     for (i, dir) in dirs.iter().enumerate() {
         if let Some(j) = dirs[..i].iter().position(|d| d == dir) {
@@ -143,8 +145,8 @@ fn run_one(
         Some(_) => Some(read_checkpoint(&checkpoint_path, set, &spec)?),
         None => None,
     };
-    let mut checkpoints = (opts.checkpoint.is_some() || opts.resume.is_some()).then(|| {
-        Checkpoints {
+    let mut checkpoints =
+        (opts.checkpoint.is_some() || opts.resume.is_some()).then(|| Checkpoints {
             path: checkpoint_path.clone(),
             every: opts.checkpoint,
             last: Instant::now(),
@@ -153,8 +155,7 @@ fn run_one(
             done: Vec::new(),
             threads: opts.threads,
             failed: None,
-        }
-    });
+        });
     if let (Some(c), Some(from)) = (checkpoints.as_mut(), &resumed) {
         c.reports = from.reports.clone();
         c.done = from.done.clone();
@@ -450,9 +451,7 @@ fn read_checkpoint(path: &Path, set: &ScenarioSet, spec: &RunSpec) -> Result<Res
     }
     let done = chunks
         .into_iter()
-        .map(|ranges| {
-            engine::ChunkSet::from_ranges(ranges.iter().map(|r| r[0]..r[1]).collect())
-        })
+        .map(|ranges| engine::ChunkSet::from_ranges(ranges.iter().map(|r| r[0]..r[1]).collect()))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|problem| corrupt_checkpoint(path, problem))?;
     Ok(Resumed {

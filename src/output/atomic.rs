@@ -411,21 +411,26 @@ mod tests {
         std::fs::write(dir.join("notes.txt"), "mine").unwrap();
         std::fs::write(dir.join("parts/shard-0-of-1.json"), "part").unwrap();
         let claim = Claim::acquire(&dir).unwrap();
-        claim
-            .replace(&[("summary.csv", b"new".to_vec())])
-            .unwrap();
+        claim.replace(&[("summary.csv", b"new".to_vec())]).unwrap();
         assert_eq!(
             listing(&dir),
             vec!["notes.txt", "parts", "summary.csv"],
             "compare.csv belonged to the old run and goes with it"
         );
-        assert_eq!(std::fs::read_to_string(dir.join("summary.csv")).unwrap(), "new");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("summary.csv")).unwrap(),
+            "new"
+        );
         assert_eq!(
             std::fs::read_to_string(dir.join("parts/shard-0-of-1.json")).unwrap(),
             "part"
         );
         drop(claim);
-        assert_eq!(listing(root.path()), vec!["out"], "no lock or temporary left");
+        assert_eq!(
+            listing(root.path()),
+            vec!["out"],
+            "no lock or temporary left"
+        );
     }
 
     #[test]
@@ -435,7 +440,10 @@ mod tests {
         let first = Claim::acquire(&dir).unwrap();
         let e = Claim::acquire(&dir).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::ResourceBusy);
-        assert!(e.to_string().contains(&std::process::id().to_string()), "{e}");
+        assert!(
+            e.to_string().contains(&std::process::id().to_string()),
+            "{e}"
+        );
         drop(first);
         Claim::acquire(&dir).unwrap();
     }
@@ -453,7 +461,10 @@ mod tests {
             ("no/such/folder.csv", b"x".to_vec()),
         ];
         assert!(claim.replace(&files).is_err());
-        assert_eq!(std::fs::read_to_string(dir.join("summary.csv")).unwrap(), "old");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("summary.csv")).unwrap(),
+            "old"
+        );
         drop(claim);
         assert_eq!(listing(root.path()), vec!["out"]);
     }
@@ -476,7 +487,10 @@ mod tests {
         drop(Claim::acquire(&dir).unwrap());
         assert_eq!(listing(root.path()), vec!["out"]);
         assert_eq!(listing(&dir), vec!["notes.txt", "summary.csv"]);
-        assert_eq!(std::fs::read_to_string(dir.join("summary.csv")).unwrap(), "new");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("summary.csv")).unwrap(),
+            "new"
+        );
     }
 
     #[test]
@@ -487,7 +501,10 @@ mod tests {
         std::fs::create_dir(&aside).unwrap();
         std::fs::write(aside.join("summary.csv"), "old").unwrap();
         drop(Claim::acquire(&dir).unwrap());
-        assert_eq!(std::fs::read_to_string(dir.join("summary.csv")).unwrap(), "old");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("summary.csv")).unwrap(),
+            "old"
+        );
         assert_eq!(listing(root.path()), vec!["out"]);
     }
 }

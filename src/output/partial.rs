@@ -296,8 +296,8 @@ pub fn read_chunks_done(path: &Path, part: &PartFile) -> Result<Vec<Vec<[u64; 2]
         file: path.to_path_buf(),
         problem: e.to_string(),
     })?;
-    let extra: CheckpointChunks = serde_json::from_slice(&bytes)
-        .map_err(|e| corrupt(format!("not a checkpoint: {e}")))?;
+    let extra: CheckpointChunks =
+        serde_json::from_slice(&bytes).map_err(|e| corrupt(format!("not a checkpoint: {e}")))?;
     let expected = chunks_checksum(&part.checksum, &extra.chunks_done);
     if extra.chunks_checksum != expected {
         return Err(corrupt(format!(
