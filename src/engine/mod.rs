@@ -20,6 +20,7 @@ use crate::stats::{Histogram, Summary};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use worker::Worker;
 
@@ -289,6 +290,7 @@ pub fn resume<T: Trial>(
             problem: e.to_string(),
         })?;
     let chunks = spec.shard.chunks(chunk_count(spec.trials));
+    let workers = Workers::new(spec.threads);
     monitor
         .trials_done
         .fetch_add(progress.gathered.trials, Ordering::Relaxed);
@@ -304,7 +306,7 @@ pub fn resume<T: Trial>(
             let batch = missing.start..missing.end.min(missing.start + batch_len);
             let started = Instant::now();
             let (gathered, played) =
-                pool.install(|| play_chunks(trial, spec, batch.clone(), monitor));
+                pool.install(|| play_chunks(trial, spec, batch.clone(), monitor, &workers));
             progress.gathered.merge(&gathered);
             for chunk in played {
                 progress.done.insert(chunk);
@@ -357,13 +359,48 @@ fn precise_enough(g: &Gathered, eps: f64) -> bool {
         .all(|h| Summary::from_histogram(h).is_some_and(|s| (s.ci95_high - s.ci95_low) / 2.0 < eps))
 }
 
+/// Workers kept from one batch to the next, one slot per pool thread: a worker's trees
+/// remember the paths they have seen, and a fresh worker in every batch would learn them
+/// again.
+struct Workers<'t, T: Trial> {
+    slots: Vec<Mutex<Option<Worker<'t, T>>>>,
+}
+
+impl<'t, T: Trial> Workers<'t, T> {
+    fn new(threads: usize) -> Self {
+        Workers {
+            slots: (0..threads.max(1)).map(|_| Mutex::new(None)).collect(),
+        }
+    }
+
+    fn slot(&self) -> Option<std::sync::MutexGuard<'_, Option<Worker<'t, T>>>> {
+        let slot = self.slots.get(rayon::current_thread_index()?)?;
+        slot.lock().ok()
+    }
+
+    /// This thread's kept worker, or a new one.
+    fn take(&self, trial: &'t T) -> Worker<'t, T> {
+        self.slot()
+            .and_then(|mut w| w.take())
+            .unwrap_or_else(|| Worker::new(trial))
+    }
+
+    /// Keeps `worker` for this thread's next batch, unless it already keeps one.
+    fn keep(&self, worker: Worker<'t, T>) {
+        if let Some(mut slot) = self.slot() {
+            slot.get_or_insert(worker);
+        }
+    }
+}
+
 /// Plays `chunks` in parallel until `monitor.stop`; returns what the whole chunks gathered and
 /// which chunks they were.
-fn play_chunks<T: Trial>(
-    trial: &T,
+fn play_chunks<'t, T: Trial>(
+    trial: &'t T,
     spec: &RunSpec,
     chunks: Range<u64>,
     monitor: &Monitor,
+    workers: &Workers<'t, T>,
 ) -> (Gathered, Vec<u64>) {
     let metrics = trial.metrics().len();
     let pairs = trial.pairs().len();
@@ -372,7 +409,7 @@ fn play_chunks<T: Trial>(
         .fold(
             || {
                 (
-                    Worker::new(trial),
+                    workers.take(trial),
                     Gathered::empty(metrics, pairs),
                     Vec::new(),
                 )
@@ -393,7 +430,10 @@ fn play_chunks<T: Trial>(
                 (worker, acc, played)
             },
         )
-        .map(|(_, acc, played)| (acc, played))
+        .map(|(worker, acc, played)| {
+            workers.keep(worker);
+            (acc, played)
+        })
         .reduce(
             || (Gathered::empty(metrics, pairs), Vec::new()),
             |(mut a, mut played_a), (b, played_b)| {
