@@ -5,7 +5,8 @@
 //! [`stream::Lanes::new`]`(seed, i)` and rayon spreads chunks over the workers. Histograms
 //! merge exactly, so the result depends only on which chunks were played, never on how they
 //! were spread: that is what makes the output files byte-identical for any thread count and
-//! for shards merged back.
+//! for shards merged back, and what lets a run stop between batches of chunks and resume
+//! later from a [`Progress`] (what was gathered, and from which chunks) with the same result.
 
 #[cfg(target_arch = "x86_64")]
 mod cpu;
