@@ -214,21 +214,31 @@ impl Claim {
             let _ = std::fs::remove_dir_all(&staging);
             return Err(e);
         }
-        let retired = if !names.dir.exists() {
-            std::fs::rename(&staging, &names.dir)?;
-            None
-        } else if exchange(&staging, &names.dir)? {
-            Some(staging)
-        } else {
+        let swapped = (|| {
+            if !names.dir.exists() {
+                std::fs::rename(&staging, &names.dir)?;
+                return Ok(None);
+            }
+            if exchange(&staging, &names.dir)? {
+                return Ok(Some(staging.clone()));
+            }
             let aside = names.temporary("old");
             std::fs::rename(&names.dir, &aside)?;
             if let Err(e) = std::fs::rename(&staging, &names.dir) {
                 // Put the old folder back; the new one goes.
                 std::fs::rename(&aside, &names.dir)?;
+                return Err(e);
+            }
+            Ok(Some(aside))
+        })();
+        let retired = match swapped {
+            Ok(retired) => retired,
+            Err(e) => {
+                // Nothing was swapped (a mount point, another device, ...): the old folder
+                // stands, and the new one goes.
                 let _ = std::fs::remove_dir_all(&staging);
                 return Err(e);
             }
-            Some(aside)
         };
         sync_folder(&names.parent)?;
         if let Some(old) = retired {
