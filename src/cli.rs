@@ -93,6 +93,14 @@ pub struct RunArgs {
     /// z-score, chi-square p-value per metric); exit 1 if any metric fails.
     #[arg(long)]
     pub validate: bool,
+    /// Save progress into the results folder (DIR/checkpoint.json; a shard's beside its part)
+    /// at most every SECONDS, so that `--resume DIR` can finish a run that was killed.
+    #[arg(long, value_name = "SECONDS", value_parser = checkpoint)]
+    pub checkpoint: Option<std::time::Duration>,
+    /// Continue the run whose checkpoint is in DIR and write its tables there, the same bytes
+    /// an uninterrupted run writes. Give the scenario file and flags of the interrupted run.
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -141,6 +149,8 @@ impl RunArgs {
             shard: self.shard,
             quiet: self.quiet,
             validate: self.validate,
+            checkpoint: self.checkpoint,
+            resume: self.resume,
         }
     }
 }
@@ -179,6 +189,17 @@ fn precision(text: &str) -> Result<f64, String> {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(format!(
             "\"{text}\" must be a number greater than 0, e.g. 0.001"
+        )),
+    }
+}
+
+fn checkpoint(text: &str) -> Result<std::time::Duration, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=1e9).contains(&v) => {
+            Ok(std::time::Duration::from_secs_f64(v))
+        }
+        _ => Err(format!(
+            "\"{text}\" must be a number of seconds from 0 to 1e9, e.g. 600"
         )),
     }
 }

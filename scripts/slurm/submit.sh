@@ -26,6 +26,9 @@ Options:
                      (repeatable; written as an #SBATCH line, so no spaces)
   --wait             wait until the merge job ends; exit 0 only if the merged tables were written
   --poll S           seconds between squeue checks with --wait (default 10)
+  --checkpoint S     each task saves its progress at most every S seconds
+                     (DIR/parts/checkpoint-shard-I-of-N.json); a task rerun after a time
+                     limit or a node failure resumes from it instead of starting over
   --no-check         skip the local dry check (a zero-trial run of the scenario with your flags)
   -h, --help         this text
 
@@ -36,7 +39,7 @@ Example:
   scripts/slurm/submit.sh --shards 100 --out /scratch/$USER/rally --time 30:00 \
       -- configs/rally.toml --trials 1e12 --seed 7 --set unit.wardens.alive=4
 
-A failed shard K: rerun it alone, then merge again:
+A failed shard K: rerun it alone (with --checkpoint, it resumes), then merge again:
   sbatch --array=K DIR/slurm/shard.sbatch  &&  sbatch DIR/slurm/merge.sbatch
 Exit status: 0 submitted (with --wait: merged), 1 Slurm refused or a job failed, 2 bad arguments.
 EOF
@@ -57,7 +60,7 @@ if (($# == 0)); then
     exit 2
 fi
 
-shards="" out="" partition="" time_limit="" cpus="" binary="" wait=0 poll=10 check=1
+shards="" out="" partition="" time_limit="" cpus="" binary="" wait=0 poll=10 check=1 checkpoint=
 sbatch_opts=()
 
 # Reads an option's value: "--opt value" or "--opt=value"; sets $value and $shift_by.
@@ -79,7 +82,7 @@ while (($#)); do
     arg=$1
     name=${arg%%=*}
     case $name in
-    --shards | --out | --partition | --time | --cpus | --binary | --sbatch-opt | --poll)
+    --shards | --out | --partition | --time | --cpus | --binary | --sbatch-opt | --poll | --checkpoint)
         take "$name" "$arg" "${2-}" "$(($# > 1))"
         case $name in
         --shards) shards=$value ;;
@@ -90,6 +93,7 @@ while (($#)); do
         --binary) binary=$value ;;
         --sbatch-opt) sbatch_opts+=("$value") ;;
         --poll) poll=$value ;;
+        --checkpoint) checkpoint=$value ;;
         esac
         shift "$shift_by"
         ;;
@@ -127,6 +131,7 @@ while (($#)); do
     --quiet) shift ;; # every task runs with --quiet anyway
     --out) die "give the results folder as submit.sh's own --out (before --), not as a rollcall flag" ;;
     --shard) die "--shard is set by submit.sh for each task; give the count with --shards N" ;;
+    --checkpoint | --resume) die "give --checkpoint S to submit.sh itself (before --); a rerun task resumes on its own" ;;
     --precision) die "--precision cannot be used with shards (where a run stops would depend on the other shards)" ;;
     -*) die "'$arg' is not a rollcall run flag submit.sh passes on (allowed: --trials, --seed, --threads, --set)" ;;
     *) die "one scenario file per submission: '$file' and '$arg' both given (a [sweep] in one file runs every point in one array)" ;;
@@ -137,6 +142,7 @@ done
 [[ -z $cpus ]] && cpus=${user_threads:-1}
 [[ $cpus =~ ^[1-9][0-9]{0,3}$ ]] || die "--cpus (default: --threads) '$cpus' must be a whole number from 1 to 9999"
 [[ $poll =~ ^[1-9][0-9]*$ ]] || die "--poll '$poll' must be a whole number of seconds, at least 1"
+[[ -z $checkpoint || $checkpoint =~ ^[0-9]{1,9}$ ]] || die "--checkpoint '$checkpoint' must be a whole number of seconds"
 [[ -z $partition || $partition =~ ^[A-Za-z0-9_.,-]+$ ]] || die "--partition '$partition' is not a partition name"
 [[ -z $time_limit || $time_limit =~ ^[0-9:-]+$ || $time_limit == UNLIMITED || $time_limit == INFINITE ]] ||
     die "--time '$time_limit' must look like MM, MM:SS, HH:MM:SS, D-HH or D-HH:MM:SS"
@@ -215,9 +221,18 @@ shard_script=$slurm_dir/shard.sbatch
     echo "    exit 2"
     echo "fi"
     echo "echo \"shard \$SLURM_ARRAY_TASK_ID/$shards on \$(hostname), job \${SLURM_JOB_ID:-?}\""
+    if [[ -n $checkpoint ]]; then
+        echo "# A rerun of a task that was stopped (time limit, node failure) resumes from its checkpoint."
+        echo "resume=()"
+        printf 'if [[ -f %s/checkpoint-shard-"$SLURM_ARRAY_TASK_ID"-of-%s.json ]]; then\n' "$(q "$parts")" "$shards"
+        printf '    resume=(--resume %s)\n' "$(q "$parts")"
+        echo "fi"
+    fi
     printf 'exec %s run %s' "$(q "$binary")" "$(q "$file")"
     for a in ${task_flags[@]+"${task_flags[@]}"}; do printf ' %s' "$(q "$a")"; done
-    printf ' --shard "$SLURM_ARRAY_TASK_ID"/%s --out %s --quiet\n' "$shards" "$(q "$parts")"
+    printf ' --shard "$SLURM_ARRAY_TASK_ID"/%s --out %s --quiet' "$shards" "$(q "$parts")"
+    [[ -z $checkpoint ]] || printf ' --checkpoint %s "${resume[@]}"' "$checkpoint"
+    printf '\n'
 } >"$shard_script"
 
 merge_script=$slurm_dir/merge.sbatch

@@ -7,6 +7,10 @@ use crate::exact::Advice;
 use crate::output::AdviceRow;
 use std::time::Instant;
 
+/// Where `rollcall advise` writes by default, inside the scenario's results folder: apart from
+/// a simulation's tables, which its exact tables of optimal play would otherwise replace.
+pub const ADVICE_DIR: &str = "advice";
+
 /// `rollcall advise` options.
 #[derive(Debug, Clone)]
 pub struct AdviseOptions {
@@ -118,7 +122,7 @@ pub fn advise(opts: &AdviseOptions) -> Result<Advised, Error> {
     let dir = opts
         .out
         .clone()
-        .unwrap_or_else(|| Path::new(RESULTS_DIR).join(&set.name));
+        .unwrap_or_else(|| Path::new(RESULTS_DIR).join(&set.name).join(ADVICE_DIR));
     let meta = RunMeta {
         version: env!("CARGO_PKG_VERSION").to_string(),
         scenario: set.name.clone(),
@@ -136,7 +140,7 @@ pub fn advise(opts: &AdviseOptions) -> Result<Advised, Error> {
         complete: true,
     };
     let advice = output::tables::advice_csv(&set.name, &set.param_names, &rows);
-    let dir = write_files(&dir, &report, &meta, vec![("advice.csv", advice)])?;
+    let dir = write_files(&claim(&dir)?, &report, &meta, vec![("advice.csv", advice)])?;
     let states: usize = arms.iter().map(|a| a.advice.states).sum();
     let mut summary: Vec<String> = arms.iter().map(|a| first_decision(&set, a)).collect();
     summary.push(format!(

@@ -58,7 +58,7 @@ pub fn exact(opts: &ExactOptions) -> Result<PathBuf, Error> {
         trials_per_second: 0.0,
         complete: true,
     };
-    write_files(&dir, &report, &meta, Vec::new())
+    write_files(&claim(&dir)?, &report, &meta, Vec::new())
 }
 
 /// Whether `dir` holds the tables of a simulated run: its run.json names the Monte Carlo

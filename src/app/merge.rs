@@ -35,6 +35,7 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<PathBuf, Error> {
         .map(|f| partial::read(&f).map(|part| (f, part)))
         .collect::<Result<Vec<_>, _>>()?;
     let (report, body) = partial::merge(&parts)?;
+    let claim = claim(out)?;
     let wall: f64 = parts.iter().map(|(_, p)| p.wall_seconds).sum();
     let played: u64 = parts.iter().map(|(_, p)| p.body.trials_played).sum();
     let meta = RunMeta {
@@ -57,5 +58,5 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<PathBuf, Error> {
         },
         complete: true,
     };
-    write_tables(out, &report, &meta)
+    write_tables(&claim, &report, &meta, Vec::new())
 }

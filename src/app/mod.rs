@@ -3,7 +3,7 @@
 
 use crate::cards::CardPlan;
 use crate::engine::{
-    self, Gathered, Joined, Monitor, PairOf, Pairing, RunSpec, Shard, Trial, CHUNK_SIZE,
+    self, ChunkSet, Gathered, Joined, Monitor, PairOf, Pairing, RunSpec, Shard, Trial, CHUNK_SIZE,
 };
 use crate::exact::Refusal;
 use crate::output::ExactReport;
@@ -155,29 +155,46 @@ impl Compiled {
         }
     }
 
-    /// Plays every sweep point: one report per point, the trials played, and whether the run
-    /// completed.
+    /// Plays every sweep point from `from` (nothing played, or a checkpoint's reports and the
+    /// chunks they hold), calling `between` with a way to lay out the reports so far and the
+    /// chunks they hold after every batch of chunks.
     fn play(
         &self,
         set: &ScenarioSet,
         spec: &RunSpec,
         monitor: &Monitor,
-    ) -> Result<(Vec<VariantReport>, u64, bool), Error> {
+        from: Option<(&[VariantReport], ChunkSet)>,
+        between: &mut dyn FnMut(&dyn Fn() -> Vec<VariantReport>, &ChunkSet),
+    ) -> Result<Played, Error> {
         fn go<T: Trial>(
             joined: &Joined<T>,
             set: &ScenarioSet,
             spec: &RunSpec,
             monitor: &Monitor,
-        ) -> Result<(Vec<VariantReport>, u64, bool), Error> {
-            let outcome = engine::run(joined, spec, monitor)?;
-            let played = outcome.gathered.trials;
-            let reports = variant_reports(set, joined, outcome.gathered);
-            Ok((reports, played, outcome.complete))
+            from: Option<(&[VariantReport], ChunkSet)>,
+            between: &mut dyn FnMut(&dyn Fn() -> Vec<VariantReport>, &ChunkSet),
+        ) -> Result<Played, Error> {
+            let progress = match from {
+                None => engine::Progress::start(joined),
+                Some((reports, done)) => run::progress_of(set, joined, spec, reports, done)?,
+            };
+            let outcome = engine::resume(joined, spec, monitor, progress, &mut |p| {
+                between(
+                    &|| variant_reports(set, joined, p.gathered.clone()),
+                    &p.done,
+                )
+            })?;
+            Ok(Played {
+                trials: outcome.gathered.trials,
+                reports: variant_reports(set, joined, outcome.gathered),
+                complete: outcome.complete,
+                done: outcome.done,
+            })
         }
         match self {
-            Compiled::Battle(j) => go(j.as_ref(), set, spec, monitor),
-            Compiled::Designs(j) => go(j.as_ref(), set, spec, monitor),
-            Compiled::Cards(j) => go(j.as_ref(), set, spec, monitor),
+            Compiled::Battle(j) => go(j.as_ref(), set, spec, monitor, from, between),
+            Compiled::Designs(j) => go(j.as_ref(), set, spec, monitor, from, between),
+            Compiled::Cards(j) => go(j.as_ref(), set, spec, monitor, from, between),
         }
     }
 
@@ -200,6 +217,15 @@ impl Compiled {
             Compiled::Cards(_) => None,
         }
     }
+}
+
+/// What playing a file's sweep points gave: their reports, the trials played, whether the run
+/// completed, and the chunks the reports hold.
+struct Played {
+    reports: Vec<VariantReport>,
+    trials: u64,
+    complete: bool,
+    done: ChunkSet,
 }
 
 /// Loads and compiles a file: every check a run would make before playing anything.
@@ -250,58 +276,46 @@ fn exact_report(set: &ScenarioSet, compiled: Option<&Compiled>) -> Result<ExactR
     crate::exact::report(set, &arms)
 }
 
-/// Files a simulated run writes only sometimes (summary.csv, distribution.csv and run.json it
-/// always rewrites). Those this run does not write are removed, so that none is left from an
-/// earlier run (another seed, `--validate` then, choices since removed) looking current;
-/// validation.csv and the reports are written again after the tables when asked for.
-const OPTIONAL_FILES: [&str; 6] = [
-    "compare.csv",
-    "orderings.csv",
-    "equilibrium.csv",
-    "validation.csv",
-    "report.html",
-    "report.md",
-];
-
-/// Writes a simulated run's tables (plus a card game's orderings.csv and equilibrium.csv) and
-/// run.json, and removes the [`OPTIONAL_FILES`] it did not write; returns the folder.
-fn write_tables(dir: &Path, report: &Report, meta: &RunMeta) -> Result<PathBuf, Error> {
-    let card_tables = crate::cards::tables(report);
-    let (report, extra) = match &card_tables {
-        Some(cards) => (&cards.report, cards.files.clone()),
-        None => (report, Vec::new()),
-    };
-    let written = output::write_run(dir, report, meta, extra).map_err(|source| Error::Write {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    for name in OPTIONAL_FILES {
-        let path = dir.join(name);
-        if written.contains(&path) {
-            continue;
+/// Writes a simulated run's tables (plus a card game's orderings.csv and equilibrium.csv),
+/// `extra` files and run.json, replacing the claimed folder (so no table of an earlier run
+/// stays beside them); returns the folder.
+fn write_tables(
+    claim: &output::Claim,
+    report: &Report,
+    meta: &RunMeta,
+    mut extra: Vec<(&str, Vec<u8>)>,
+) -> Result<PathBuf, Error> {
+    match crate::cards::tables(report) {
+        Some(cards) => {
+            extra.extend(cards.files);
+            write_files(claim, &cards.report, meta, extra)
         }
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(Error::Write { path, source: e })
-            }
-            _ => {}
-        }
+        None => write_files(claim, report, meta, extra),
     }
-    Ok(dir.to_path_buf())
 }
 
-/// Writes the tables of any report, `extra` tables and run.json; returns the folder.
+/// Writes the tables of any report, `extra` files and run.json, replacing the claimed folder;
+/// returns the folder.
 fn write_files(
-    dir: &Path,
+    claim: &output::Claim,
     report: &impl Tables,
     meta: &RunMeta,
     extra: Vec<(&str, Vec<u8>)>,
 ) -> Result<PathBuf, Error> {
-    output::write_run(dir, report, meta, extra).map_err(|source| Error::Write {
-        path: dir.to_path_buf(),
+    output::write_run(claim, report, meta, extra).map_err(|source| Error::Write {
+        path: claim.named().to_path_buf(),
         source,
     })?;
-    Ok(dir.to_path_buf())
+    Ok(claim.named().to_path_buf())
+}
+
+/// Claims a results folder for a run (see [`output::Claim`]); a folder another run holds is
+/// refused.
+fn claim(dir: &Path) -> Result<output::Claim, Error> {
+    output::Claim::acquire(dir).map_err(|source| Error::Write {
+        path: dir.to_path_buf(),
+        source,
+    })
 }
 
 /// One report per sweep point from a joined run: each point's metrics, its own comparisons
@@ -364,4 +378,56 @@ fn variant_reports<T: Trial>(
         });
     }
     reports
+}
+
+/// The joined run's histograms laid out in `reports` (what [`variant_reports`] wrote, say in a
+/// checkpoint), or `None` when `reports` lists other metrics or comparisons than this file's.
+fn gathered_of<T: Trial>(
+    set: &ScenarioSet,
+    joined: &Joined<T>,
+    reports: &[VariantReport],
+) -> Option<Gathered> {
+    let empty = Gathered {
+        metrics: vec![Default::default(); joined.metrics().len()],
+        differences: vec![Default::default(); joined.pairs().len()],
+        trials: 0,
+        chunks: 0,
+    };
+    let layout = variant_reports(set, joined, empty);
+    let same = layout.len() == reports.len()
+        && layout.iter().zip(reports).all(|(l, r)| {
+            l.params == r.params
+                && l.metrics.len() == r.metrics.len()
+                && (l.metrics.iter().zip(&r.metrics))
+                    .all(|(a, b)| a.metric == b.metric && a.choice == b.choice)
+                && l.comparisons.len() == r.comparisons.len()
+                && (l.comparisons.iter().zip(&r.comparisons)).all(|(a, b)| {
+                    a.metric == b.metric && a.first == b.first && a.second == b.second
+                })
+        });
+    if !same {
+        return None;
+    }
+    // Each point's comparisons are the joined pairs of that point, in the joined order.
+    let mut next = vec![0; reports.len()];
+    let differences = joined
+        .pair_of()
+        .iter()
+        .map(|of| {
+            let (PairOf::Within { part } | PairOf::Across { part, .. }) = *of;
+            next[part] += 1;
+            reports[part].comparisons[next[part] - 1]
+                .differences
+                .clone()
+        })
+        .collect();
+    Some(Gathered {
+        metrics: reports
+            .iter()
+            .flat_map(|r| r.metrics.iter().map(|m| m.histogram.clone()))
+            .collect(),
+        differences,
+        trials: 0,
+        chunks: 0,
+    })
 }

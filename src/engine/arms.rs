@@ -222,6 +222,16 @@ impl Arms {
         }
     }
 
+    /// Forgets the trials counted: a chunk cut short counts for nothing.
+    pub(crate) fn forget(&mut self) {
+        for counts in &mut self.leaves {
+            counts.drain().for_each(drop);
+        }
+        for joint in &mut self.joint {
+            joint.drain().for_each(drop);
+        }
+    }
+
     /// Adds the trials counted to `acc`'s histograms and forgets them.
     pub(crate) fn drain_into(&mut self, trees: &[Tree<'_>], acc: &mut Gathered) {
         // An arm's leaves are counted once: by the first pair it is in, else alone.

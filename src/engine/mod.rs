@@ -5,7 +5,8 @@
 //! [`stream::Lanes::new`]`(seed, i)` and rayon spreads chunks over the workers. Histograms
 //! merge exactly, so the result depends only on which chunks were played, never on how they
 //! were spread: that is what makes the output files byte-identical for any thread count and
-//! for shards merged back.
+//! for shards merged back, and what lets a run stop between batches of chunks and resume
+//! later from a [`Progress`] (what was gathered, and from which chunks) with the same result.
 
 mod arms;
 #[cfg(target_arch = "x86_64")]
@@ -21,7 +22,10 @@ pub use joined::{Joined, PairOf, Pairing};
 
 use crate::stats::{Histogram, Summary};
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 use worker::Worker;
 
 /// Trials per chunk. Part of the reproducibility contract: changing it changes results.
@@ -140,6 +144,8 @@ impl Gathered {
 #[derive(Debug, Clone)]
 pub struct Outcome {
     pub gathered: Gathered,
+    /// The chunks `gathered` holds.
+    pub done: ChunkSet,
     /// False when `stop` interrupted the run.
     pub complete: bool,
 }
@@ -157,8 +163,129 @@ pub enum EngineError {
     Threads { threads: usize, problem: String },
 }
 
+/// Chunks played, as sorted, disjoint, non-empty ranges: what a checkpoint records, so that a
+/// resumed run plays exactly the chunks an uninterrupted run would have played and no other.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChunkSet {
+    ranges: Vec<Range<u64>>,
+}
+
+impl ChunkSet {
+    /// The set of `ranges`, which must be sorted, disjoint and non-empty (as [`ChunkSet::ranges`]
+    /// lists them).
+    pub fn from_ranges(ranges: Vec<Range<u64>>) -> Result<ChunkSet, String> {
+        for (i, r) in ranges.iter().enumerate() {
+            if r.start >= r.end {
+                return Err(format!("chunk range {}..{} is empty", r.start, r.end));
+            }
+            if i > 0 && ranges[i - 1].end >= r.start {
+                return Err(format!(
+                    "chunk ranges {}..{} and {}..{} are out of order or touch",
+                    ranges[i - 1].start,
+                    ranges[i - 1].end,
+                    r.start,
+                    r.end
+                ));
+            }
+        }
+        Ok(ChunkSet { ranges })
+    }
+
+    pub fn ranges(&self) -> &[Range<u64>] {
+        &self.ranges
+    }
+
+    /// Number of chunks in the set.
+    pub fn len(&self) -> u64 {
+        self.ranges.iter().map(|r| r.end - r.start).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// Adds chunk `chunk`.
+    pub fn insert(&mut self, chunk: u64) {
+        let at = self.ranges.partition_point(|r| r.end < chunk);
+        match self.ranges.get_mut(at) {
+            Some(r) if r.contains(&chunk) => {}
+            Some(r) if r.end == chunk => {
+                r.end += 1;
+                if self
+                    .ranges
+                    .get(at + 1)
+                    .is_some_and(|next| next.start == chunk + 1)
+                {
+                    let next = self.ranges.remove(at + 1);
+                    self.ranges[at].end = next.end;
+                }
+            }
+            Some(r) if r.start == chunk + 1 => r.start = chunk,
+            _ => self.ranges.insert(at, chunk..chunk + 1),
+        }
+    }
+
+    /// The first run of chunks of `within` not in the set.
+    pub fn first_missing(&self, within: Range<u64>) -> Option<Range<u64>> {
+        let mut start = within.start;
+        for r in &self.ranges {
+            if r.end <= start {
+                continue;
+            }
+            if r.start > start {
+                break;
+            }
+            start = r.end;
+        }
+        (start < within.end).then(|| {
+            let end = self
+                .ranges
+                .iter()
+                .find(|r| r.start > start)
+                .map_or(within.end, |r| r.start.min(within.end));
+            start..end
+        })
+    }
+}
+
+/// What a run has gathered so far and from which chunks: where a resumed run starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub gathered: Gathered,
+    pub done: ChunkSet,
+}
+
+impl Progress {
+    /// Nothing played yet.
+    pub fn start<T: Trial>(trial: &T) -> Progress {
+        Progress {
+            gathered: Gathered::empty(trial.metrics().len(), trial.pairs().len()),
+            done: ChunkSet::default(),
+        }
+    }
+}
+
 /// Plays the chunks of `spec.shard` (all of them for a whole run), in parallel.
 pub fn run<T: Trial>(trial: &T, spec: &RunSpec, monitor: &Monitor) -> Result<Outcome, EngineError> {
+    resume(trial, spec, monitor, Progress::start(trial), &mut |_| {})
+}
+
+/// Plays the chunks of `spec.shard` that `progress` does not hold yet, adding them to it, and
+/// calls `between` with the progress after every batch of chunks (the moments a checkpoint can
+/// be taken). The result is the one [`run`] gives when `progress` came from the same
+/// `trial` and `spec`.
+///
+/// Chunks are played in batches of about a second or less, so that `monitor.stop` is seen
+/// within a batch however many chunks are left; a chunk that sees it midway is dropped (only
+/// whole chunks count). With `--precision`, the check happens only once every chunk below a
+/// fixed count has been played, so where the run stops does not depend on how it was cut.
+pub fn resume<T: Trial>(
+    trial: &T,
+    spec: &RunSpec,
+    monitor: &Monitor,
+    mut progress: Progress,
+    between: &mut dyn FnMut(&Progress),
+) -> Result<Outcome, EngineError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(spec.threads.max(1))
         .build()
@@ -167,34 +294,67 @@ pub fn run<T: Trial>(trial: &T, spec: &RunSpec, monitor: &Monitor) -> Result<Out
             problem: e.to_string(),
         })?;
     let chunks = spec.shard.chunks(chunk_count(spec.trials));
-    let mut gathered = Gathered::empty(trial.metrics().len(), trial.pairs().len());
-    let mut next = chunks.start;
-    let mut checkpoint = chunks.start + PRECISION_FIRST_CHECK;
-    while next < chunks.end {
+    let workers = Workers::new(spec.threads);
+    monitor
+        .trials_done
+        .fetch_add(progress.gathered.trials, Ordering::Relaxed);
+    let mut batch_len = spec.threads.max(1) as u64;
+    let mut precision_check = chunks.start + PRECISION_FIRST_CHECK;
+    let mut complete = true;
+    loop {
         let end = match spec.precision {
-            Some(_) => checkpoint.min(chunks.end),
+            Some(_) => precision_check.min(chunks.end),
             None => chunks.end,
         };
-        let batch = pool.install(|| play_chunks(trial, spec, next..end, monitor));
-        gathered.merge(&batch);
-        if monitor.stop.load(Ordering::Relaxed) {
-            return Ok(Outcome {
-                gathered,
-                complete: false,
-            });
-        }
-        next = end;
-        if let Some(eps) = spec.precision {
-            if precise_enough(&gathered, eps) {
+        while let Some(missing) = progress.done.first_missing(chunks.start..end) {
+            let batch = missing.start..missing.end.min(missing.start + batch_len);
+            let started = Instant::now();
+            let (gathered, played) =
+                pool.install(|| play_chunks(trial, spec, batch.clone(), monitor, &workers));
+            progress.gathered.merge(&gathered);
+            for chunk in played {
+                progress.done.insert(chunk);
+            }
+            if monitor.stop.load(Ordering::Relaxed) {
+                complete =
+                    progress.done.first_missing(chunks.start..end).is_none() && end == chunks.end;
                 break;
             }
-            checkpoint = chunks.start + 2 * (checkpoint - chunks.start);
+            between(&progress);
+            batch_len = next_batch_len(batch_len, started.elapsed(), spec.threads);
         }
+        if monitor.stop.load(Ordering::Relaxed) && !complete {
+            break;
+        }
+        if end == chunks.end {
+            break;
+        }
+        if let Some(eps) = spec.precision {
+            if precise_enough(&progress.gathered, eps) {
+                break;
+            }
+        }
+        precision_check = chunks.start + 2 * (precision_check - chunks.start);
     }
     Ok(Outcome {
-        gathered,
-        complete: true,
+        gathered: progress.gathered,
+        done: progress.done,
+        complete,
     })
+}
+
+/// Grows batches while they take well under a second, shrinks them past one: long enough
+/// that the threads rarely wait for each other at a batch's end, short enough that a stop
+/// request and a checkpoint wait little.
+fn next_batch_len(len: u64, took: Duration, threads: usize) -> u64 {
+    const MAX_BATCH: u64 = 1 << 16;
+    if took < Duration::from_millis(250) {
+        (len * 2).min(MAX_BATCH)
+    } else if took > Duration::from_secs(1) {
+        (len / 2).max(threads.max(1) as u64)
+    } else {
+        len
+    }
 }
 
 fn precise_enough(g: &Gathered, eps: f64) -> bool {
@@ -203,33 +363,87 @@ fn precise_enough(g: &Gathered, eps: f64) -> bool {
         .all(|h| Summary::from_histogram(h).is_some_and(|s| (s.ci95_high - s.ci95_low) / 2.0 < eps))
 }
 
-fn play_chunks<T: Trial>(
-    trial: &T,
+/// Workers kept from one batch to the next, one slot per pool thread: a worker's trees
+/// remember the paths they have seen, and a fresh worker in every batch would learn them
+/// again.
+struct Workers<'t, T: Trial> {
+    slots: Vec<Mutex<Option<Worker<'t, T>>>>,
+}
+
+impl<'t, T: Trial> Workers<'t, T> {
+    fn new(threads: usize) -> Self {
+        Workers {
+            slots: (0..threads.max(1)).map(|_| Mutex::new(None)).collect(),
+        }
+    }
+
+    fn slot(&self) -> Option<std::sync::MutexGuard<'_, Option<Worker<'t, T>>>> {
+        let slot = self.slots.get(rayon::current_thread_index()?)?;
+        slot.lock().ok()
+    }
+
+    /// This thread's kept worker, or a new one.
+    fn take(&self, trial: &'t T) -> Worker<'t, T> {
+        self.slot()
+            .and_then(|mut w| w.take())
+            .unwrap_or_else(|| Worker::new(trial))
+    }
+
+    /// Keeps `worker` for this thread's next batch, unless it already keeps one.
+    fn keep(&self, worker: Worker<'t, T>) {
+        if let Some(mut slot) = self.slot() {
+            slot.get_or_insert(worker);
+        }
+    }
+}
+
+/// Plays `chunks` in parallel until `monitor.stop`; returns what the whole chunks gathered and
+/// which chunks they were.
+fn play_chunks<'t, T: Trial>(
+    trial: &'t T,
     spec: &RunSpec,
-    chunks: std::ops::Range<u64>,
+    chunks: Range<u64>,
     monitor: &Monitor,
-) -> Gathered {
+    workers: &Workers<'t, T>,
+) -> (Gathered, Vec<u64>) {
     let metrics = trial.metrics().len();
     let pairs = trial.pairs().len();
     chunks
         .into_par_iter()
         .fold(
-            || (Worker::new(trial), Gathered::empty(metrics, pairs)),
-            |(mut worker, mut acc), chunk| {
+            || {
+                (
+                    workers.take(trial),
+                    Gathered::empty(metrics, pairs),
+                    Vec::new(),
+                )
+            },
+            |(mut worker, mut acc, mut played), chunk| {
                 if !monitor.stop.load(Ordering::Relaxed) {
-                    worker.play_chunk(trial, spec, chunk, &mut acc);
-                    let done = chunk_len(spec.trials, chunk);
-                    monitor.trials_done.fetch_add(done, Ordering::Relaxed);
+                    // A chunk is gathered apart, so that one cut short can be dropped whole.
+                    let mut one = Gathered::empty(metrics, pairs);
+                    if worker.play_chunk(trial, spec, chunk, &mut one, &monitor.stop) {
+                        acc.merge(&one);
+                        played.push(chunk);
+                        let done = chunk_len(spec.trials, chunk);
+                        monitor.trials_done.fetch_add(done, Ordering::Relaxed);
+                    } else {
+                        worker = Worker::new(trial);
+                    }
                 }
-                (worker, acc)
+                (worker, acc, played)
             },
         )
-        .map(|(_, acc)| acc)
+        .map(|(worker, acc, played)| {
+            workers.keep(worker);
+            (acc, played)
+        })
         .reduce(
-            || Gathered::empty(metrics, pairs),
-            |mut a, b| {
+            || (Gathered::empty(metrics, pairs), Vec::new()),
+            |(mut a, mut played_a), (b, played_b)| {
                 a.merge(&b);
-                a
+                played_a.extend(played_b);
+                (a, played_a)
             },
         )
 }
@@ -336,6 +550,122 @@ mod tests {
         let out = run(&Dice, &spec(1_000_000, 2), &monitor).unwrap();
         assert!(!out.complete);
         assert_eq!(out.gathered.trials, 0);
+    }
+
+    /// A die roll played in full every trial (no memo), which raises `stop` once it has
+    /// played `stop_after` trials: a user's Ctrl-C in the middle of a chunk.
+    struct Stopper<'a> {
+        stop: &'a AtomicBool,
+        stop_after: u64,
+        played: AtomicU64,
+    }
+
+    impl Trial for Stopper<'_> {
+        type Scratch = ();
+        fn metrics(&self) -> &[MetricName] {
+            &Dice.metrics()[..1]
+        }
+        fn arms(&self) -> usize {
+            1
+        }
+        fn pairs(&self) -> &[(usize, usize)] {
+            &[]
+        }
+        fn scratch(&self) {}
+        fn play<'t, D: Draws<'t>>(&'t self, _: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
+            if self.played.fetch_add(1, Ordering::Relaxed) + 1 == self.stop_after {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+            out[0] = draws.uniform(6) as i64 + 1;
+        }
+        fn memoise(&self) -> bool {
+            false
+        }
+    }
+
+    fn stopper(monitor: &Monitor, stop_after: u64) -> Stopper<'_> {
+        Stopper {
+            stop: &monitor.stop,
+            stop_after,
+            played: AtomicU64::new(0),
+        }
+    }
+
+    #[test]
+    fn a_stop_inside_a_chunk_keeps_only_whole_chunks() {
+        let monitor = Monitor::default();
+        // A run that would take hours: it must end soon after the stop, mid-chunk.
+        let trial = stopper(&monitor, CHUNK_SIZE + CHUNK_SIZE / 2);
+        let out = run(&trial, &spec(1 << 50, 2), &monitor).unwrap();
+        assert!(!out.complete);
+        let g = &out.gathered;
+        assert_eq!(g.trials, g.chunks * CHUNK_SIZE, "whole chunks only");
+        assert_eq!(g.metrics[0].total(), g.trials);
+        assert_eq!(out.done.len(), g.chunks);
+        // Each of the 2 threads stops within the chunk it is playing: fewer trials than
+        // were played count, and the chunk that raised the stop is not among them.
+        assert!(g.trials < trial.played.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn a_resumed_run_gathers_what_an_uninterrupted_one_does() {
+        let trials = 20 * CHUNK_SIZE + 123;
+        let whole = run(
+            &stopper(&Monitor::default(), 0),
+            &spec(trials, 2),
+            &Monitor::default(),
+        )
+        .unwrap();
+        let first = Monitor::default();
+        let cut = run(
+            &stopper(&first, 7 * CHUNK_SIZE + 5),
+            &spec(trials, 2),
+            &first,
+        )
+        .unwrap();
+        assert!(!cut.complete && cut.gathered.chunks > 0 && cut.gathered.chunks < 21);
+        let progress = Progress {
+            gathered: cut.gathered,
+            done: cut.done,
+        };
+        let mut seen = Vec::new();
+        let resumed = resume(
+            &stopper(&Monitor::default(), 0),
+            &spec(trials, 1),
+            &Monitor::default(),
+            progress,
+            &mut |p| seen.push(p.done.len()),
+        )
+        .unwrap();
+        assert!(resumed.complete);
+        assert_eq!(resumed.gathered, whole.gathered);
+        assert_eq!(resumed.done.first_missing(0..21), None);
+        assert_eq!((resumed.done.len(), resumed.done.ranges().len()), (21, 1));
+        assert!(seen.windows(2).all(|w| w[0] < w[1]) && seen.last() == Some(&21));
+    }
+
+    #[test]
+    fn chunk_sets_keep_ranges_merged_whatever_the_order() {
+        let mut set = ChunkSet::default();
+        // A fixed permutation of 0..40 minus {10, 25..28}: multiplication by 7 mod 41.
+        for i in 1..=40u64 {
+            let c = (i * 7) % 41 - 1;
+            if c != 10 && !(25..28).contains(&c) {
+                set.insert(c);
+                set.insert(c);
+            }
+        }
+        assert_eq!(set.ranges(), &[0..10, 11..25, 28..40]);
+        assert_eq!(set.len(), 36);
+        assert_eq!(set.first_missing(0..40), Some(10..11));
+        assert_eq!(set.first_missing(11..40), Some(25..28));
+        assert_eq!(set.first_missing(12..26), Some(25..26));
+        assert_eq!(set.first_missing(28..40), None);
+        assert_eq!(set.first_missing(30..45), Some(40..45));
+        assert_eq!(ChunkSet::from_ranges(set.ranges().to_vec()), Ok(set));
+        assert!(ChunkSet::from_ranges(vec![0..3, 3..5]).is_err());
+        assert!(ChunkSet::from_ranges(vec![4..6, 0..2]).is_err());
+        assert!(ChunkSet::from_ranges(vec![0..1, 2..2]).is_err());
     }
 
     #[test]

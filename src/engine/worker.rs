@@ -8,6 +8,7 @@ use super::tree::{Mode, Player, Tree, Walked};
 use super::{chunk_len, Draw, Gathered, RunSpec, Trial};
 use crate::dice::{SuccessCount, AMBIGUOUS};
 use crate::stats::Histogram;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Trials played before their metrics are added to the histograms, column by column: a
 /// metric that did not change across the batch (common: most metrics of most steps) costs one
@@ -52,24 +53,34 @@ impl<'t, T: Trial> Worker<'t, T> {
         }
     }
 
+    /// Plays chunk `chunk` into `acc`. Returns false when `stop` was raised before the chunk
+    /// ended: `acc` then holds part of a chunk and this worker is spent, both to be dropped.
     pub(crate) fn play_chunk(
         &mut self,
         trial: &'t T,
         spec: &RunSpec,
         chunk: u64,
         acc: &mut Gathered,
-    ) {
+        stop: &AtomicBool,
+    ) -> bool {
         let mut lanes = Lanes::new(spec.seed, chunk);
         let n = chunk_len(spec.trials, chunk);
         if trial.arms() == 1 {
-            self.play_one_arm(trial, &mut lanes, n, acc);
+            if !self.play_one_arm(trial, &mut lanes, n, acc, stop) {
+                self.filled = 0;
+                return false;
+            }
         } else {
-            self.play_arms(trial, &mut lanes, n, acc);
+            if !self.play_arms(trial, &mut lanes, n, acc, stop) {
+                self.filled = 0;
+                return false;
+            }
         }
         self.flush(trial, acc);
         self.arms.drain_into(&self.trees, acc);
         acc.trials += n;
         acc.chunks += 1;
+        true
     }
 
     /// Several arms: trial t draws one word from lane t mod 16 and every arm replays the
@@ -77,12 +88,24 @@ impl<'t, T: Trial> Worker<'t, T> {
     /// arms all end at leaves is counted by its leaves, per arm and per pair of arms compared,
     /// and expanded at the end of the chunk; one with an arm played in full goes to the
     /// column batch as a row.
-    fn play_arms(&mut self, trial: &'t T, lanes: &mut Lanes, n: u64, acc: &mut Gathered) {
+    /// Returns false when `stop` cut the chunk short: what it counted is then forgotten.
+    fn play_arms(
+        &mut self,
+        trial: &'t T,
+        lanes: &mut Lanes,
+        n: u64,
+        acc: &mut Gathered,
+        stop: &AtomicBool,
+    ) -> bool {
         let m = self.player.out.len();
         for lane in 0..LANES {
             let mut rng = lanes.state(lane);
             let mut left = trials_on_lane(0, n, lane);
             while left > 0 {
+                if stop.load(Ordering::Relaxed) {
+                    self.arms.forget();
+                    return false;
+                }
                 // A block of the lane's trials, arm after arm: an arm's tree and counts stay
                 // in cache while it walks the block, however many arms there are.
                 let len = self.arms.draw_block(&mut rng, left);
@@ -115,12 +138,24 @@ impl<'t, T: Trial> Worker<'t, T> {
             }
             lanes.restore(lane, rng);
         }
+        true
     }
 
     /// One arm: trials that end at a leaf are counted per leaf and expanded at the end.
-    fn play_one_arm(&mut self, trial: &'t T, lanes: &mut Lanes, n: u64, acc: &mut Gathered) {
+    /// False when stopped (see `play_chunk`).
+    fn play_one_arm(
+        &mut self,
+        trial: &'t T,
+        lanes: &mut Lanes,
+        n: u64,
+        acc: &mut Gathered,
+        stop: &AtomicBool,
+    ) -> bool {
         let mut t = 0;
         while t < n {
+            if stop.load(Ordering::Relaxed) {
+                return false;
+            }
             // Trials side by side go a segment at a time, so that a tree that has just seen
             // its last new path switches to counting results within the chunk.
             let end = n.min(t + SEGMENT);
@@ -165,6 +200,9 @@ impl<'t, T: Trial> Worker<'t, T> {
                     for lane in 0..LANES {
                         let mut rng = lanes.state(lane);
                         for _ in lane_trials(t, end, lane) {
+                            if stop.load(Ordering::Relaxed) {
+                                return false;
+                            }
                             self.walk_one(trial, &mut rng, lane, acc);
                         }
                         lanes.restore(lane, rng);
@@ -186,6 +224,7 @@ impl<'t, T: Trial> Worker<'t, T> {
                 h.add_count(out[a] - out[b], count);
             }
         }
+        true
     }
 
     /// One trial of a single-arm chunk, on its own, drawing from lane `lane`.

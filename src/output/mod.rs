@@ -1,18 +1,18 @@
-//! Output files: the CSV tables, the run metadata, and atomic writes. Output lays out what it
-//! is given and decides nothing.
+//! Output files: the CSV tables, the run metadata, and atomic writes of files and of whole
+//! results folders. Output lays out what it is given and decides nothing.
 
 mod atomic;
 pub mod partial;
 pub mod tables;
 
-pub use atomic::write_atomic;
+pub use atomic::{clear_leftovers, write_atomic, Claim};
 pub use tables::{
     AdviceRow, Comparison, Distribution, ExactMetric, ExactReport, ExactVariant, MetricReport,
     Report, Tables, ValidationRow, VariantReport,
 };
 
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// `run.json`: how the tables were made.
 #[derive(Debug, Clone, Serialize)]
@@ -36,11 +36,36 @@ pub struct RunMeta {
     pub complete: bool,
 }
 
-/// Writes the tables and `run.json` into `dir` (created if needed), each file atomically.
-/// Everything is laid out in memory first, so a failure to lay out touches no file.
-/// `extra` holds further tables (name, bytes) laid out by the caller.
+/// The files a run, `merge`, `exact` or `report` writes into a results folder. Replacing the
+/// folder replaces these; anything else in it is kept (see [`Claim::replace`]).
+pub const RUN_FILES: &[&str] = &[
+    "summary.csv",
+    "distribution.csv",
+    "compare.csv",
+    "orderings.csv",
+    "equilibrium.csv",
+    "advice.csv",
+    "validation.csv",
+    "run.json",
+    CHECKPOINT_FILE,
+    "report.html",
+    "report.md",
+];
+
+/// A whole run's checkpoint in its results folder (`run --checkpoint`).
+pub const CHECKPOINT_FILE: &str = "checkpoint.json";
+
+/// Whether `name` in a results folder belongs to the run that wrote the folder: one of
+/// [`RUN_FILES`], or a temporary file of [`write_atomic`] a killed run left.
+pub fn is_run_file(name: &str) -> bool {
+    RUN_FILES.contains(&name) || (name.starts_with('.') && name.contains(".tmp-"))
+}
+
+/// Replaces the claimed results folder with one holding the tables and `run.json` (see
+/// [`Claim::replace`]). Everything is laid out in memory first, so a failure to lay out
+/// touches no file. `extra` holds further files (name, bytes) laid out by the caller.
 pub fn write_run(
-    dir: &Path,
+    claim: &Claim,
     report: &impl Tables,
     meta: &RunMeta,
     extra: Vec<(&str, Vec<u8>)>,
@@ -56,12 +81,9 @@ pub fn write_run(
     let mut json = serde_json::to_vec_pretty(meta).map_err(std::io::Error::other)?;
     json.push(b'\n');
     files.push(("run.json", json));
-    std::fs::create_dir_all(dir)?;
-    let mut written = Vec::new();
-    for (name, bytes) in files {
-        let path = dir.join(name);
-        write_atomic(&path, &bytes)?;
-        written.push(path);
-    }
-    Ok(written)
+    claim.replace(&files)?;
+    Ok(files
+        .iter()
+        .map(|(name, _)| claim.dir().join(name))
+        .collect())
 }

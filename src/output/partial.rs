@@ -233,3 +233,84 @@ fn merge_report(into: &mut Report, other: &Report) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// A run's checkpoint (`run --checkpoint`): a part file (the same fields, `complete: false`)
+/// plus, per sweep point started, the chunks its histograms hold, so that a resumed run plays
+/// exactly the others. [`read`] reads and checks its part; [`read_chunks_done`] its chunks.
+///
+/// The chunks are ranges `[start, end)` of chunk indices, sorted and disjoint; `chunks_checksum`
+/// ties them to the part's checksum.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct CheckpointChunks {
+    chunks_done: Vec<Vec<[u64; 2]>>,
+    chunks_checksum: String,
+}
+
+fn chunks_checksum(part_checksum: &str, chunks_done: &[Vec<[u64; 2]>]) -> String {
+    let mut bytes = part_checksum.as_bytes().to_vec();
+    bytes.extend(serde_json::to_vec(chunks_done).expect("ranges serialise"));
+    let h = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("{h:016x}")
+}
+
+/// The bytes of a checkpoint: the part `body` (which should say `complete: false`) and, for
+/// each of its sweep points, the chunk ranges it holds.
+pub fn checkpoint_to_bytes(
+    body: PartBody,
+    chunks_done: Vec<Vec<[u64; 2]>>,
+    threads: usize,
+    wall_seconds: f64,
+) -> Vec<u8> {
+    let part = PartFile {
+        checksum: checksum(&body),
+        body,
+        threads,
+        wall_seconds,
+    };
+    let mut value = serde_json::to_value(&part).expect("a part serialises");
+    let extra = CheckpointChunks {
+        chunks_checksum: chunks_checksum(&part.checksum, &chunks_done),
+        chunks_done,
+    };
+    if let (Some(map), serde_json::Value::Object(more)) = (
+        value.as_object_mut(),
+        serde_json::to_value(extra).expect("ranges serialise"),
+    ) {
+        map.extend(more);
+    }
+    let mut bytes = serde_json::to_vec(&value).expect("a part serialises");
+    bytes.push(b'\n');
+    bytes
+}
+
+/// The chunk ranges of a checkpoint whose part [`read`] has accepted as `part`, one list per
+/// sweep point of its report.
+pub fn read_chunks_done(path: &Path, part: &PartFile) -> Result<Vec<Vec<[u64; 2]>>, MergeError> {
+    let corrupt = |problem: String| MergeError::Corrupt {
+        file: path.to_path_buf(),
+        problem,
+    };
+    let bytes = std::fs::read(path).map_err(|e| MergeError::Read {
+        file: path.to_path_buf(),
+        problem: e.to_string(),
+    })?;
+    let extra: CheckpointChunks =
+        serde_json::from_slice(&bytes).map_err(|e| corrupt(format!("not a checkpoint: {e}")))?;
+    let expected = chunks_checksum(&part.checksum, &extra.chunks_done);
+    if extra.chunks_checksum != expected {
+        return Err(corrupt(format!(
+            "chunks checksum {} does not match its contents ({expected})",
+            extra.chunks_checksum
+        )));
+    }
+    if extra.chunks_done.len() != part.body.report.variants.len() {
+        return Err(corrupt(format!(
+            "lists the chunks of {} sweep points but holds {}",
+            extra.chunks_done.len(),
+            part.body.report.variants.len()
+        )));
+    }
+    Ok(extra.chunks_done)
+}
