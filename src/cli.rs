@@ -36,6 +36,15 @@ pub enum CommandLine {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Write report.html (self-contained, charts inline) and report.md from results folders.
+    Report {
+        /// Results folders written by run, exact or merge.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output folder (default: each results folder; with several, DIR/FOLDER-NAME/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Validate scenario files without running them.
     Check {
         /// Scenario files (default: every configs/*.toml).
@@ -76,6 +85,9 @@ pub struct RunArgs {
     /// z-score, chi-square p-value per metric); exit 1 if any metric fails.
     #[arg(long)]
     pub validate: bool,
+    /// Also write report.html and report.md next to the tables.
+    #[arg(long)]
+    pub report: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -114,6 +126,7 @@ impl RunArgs {
             shard: self.shard,
             quiet: self.quiet,
             validate: self.validate,
+            report: self.report,
         }
     }
 }

@@ -12,6 +12,7 @@
 //! - [`stats`] holds histograms that merge exactly, summaries and goodness of fit; [`exact`]
 //!   computes exact distributions from a compiled [`rules::Plan`], independently of the
 //!   sampler; [`output`] writes tables and decides nothing.
+//! - [`report`] reads a results folder and writes HTML and Markdown reports; it runs nothing.
 //! - [`app`] wires one module per command line verb; [`cli`] turns flags into typed options.
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -26,6 +27,7 @@ pub mod engine;
 pub mod exact;
 pub mod output;
 pub mod progress;
+pub mod report;
 pub mod rules;
 pub mod scenario;
 pub mod stats;

@@ -15,10 +15,12 @@ use std::sync::atomic::AtomicBool;
 
 mod exact;
 mod merge;
+mod report;
 mod run;
 
 pub use exact::{exact, ExactOptions};
 pub use merge::merge;
+pub use report::report;
 pub use run::{run, RunOptions};
 
 /// Set by the Ctrl-C handler; a run stops at the next chunk boundary.
@@ -46,6 +48,8 @@ pub enum Error {
     Merge(#[from] output::partial::MergeError),
     #[error("{file}: no exact distribution: {source}")]
     Exact { file: String, source: Refusal },
+    #[error(transparent)]
+    Report(#[from] crate::report::ReportError),
 }
 
 impl Error {

@@ -19,6 +19,8 @@ pub struct RunOptions {
     pub quiet: bool,
     /// Also write validation.csv against the exact engine, where it applies.
     pub validate: bool,
+    /// Also write report.html and report.md next to the tables.
+    pub report: bool,
 }
 
 fn settings_with_flags(opts: &RunOptions) -> Vec<Setting> {
@@ -43,6 +45,11 @@ pub fn run(opts: &RunOptions, log: &mut dyn FnMut(Note<'_>)) -> Result<Status, E
     if opts.shard.is_some() && opts.validate {
         return Err(Error::Usage(
             "--validate cannot be combined with --shard: a shard writes no tables; validate the merged run instead".into(),
+        ));
+    }
+    if opts.shard.is_some() && opts.report {
+        return Err(Error::Usage(
+            "--report cannot be combined with --shard: a shard writes no tables; run rollcall report on the merged folder instead".into(),
         ));
     }
     if opts.shard.is_some() && opts.precision.is_some() {
@@ -185,10 +192,15 @@ fn run_one(
     if !complete {
         return Ok(Status::Interrupted);
     }
-    if let Some(report) = to_validate.filter(|_| opts.validate) {
-        return validate(set, plans, &report, dir, log);
+    let status = match to_validate.filter(|_| opts.validate) {
+        Some(report) => validate(set, plans, &report, dir, log)?,
+        None => Status::Complete,
+    };
+    if opts.report {
+        let paths = crate::report::write(dir, None)?;
+        log(Note::Info(&format!("{}: report -> {}", set.name, paths[0].display())));
     }
-    Ok(Status::Complete)
+    Ok(status)
 }
 
 /// `run --validate`: checks a finished run against the exact engine, where it applies, and
