@@ -101,7 +101,7 @@ pub fn distribution(x_desc: &str, series: &[Series]) -> Result<String, ReportErr
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
         }
         if series.len() > 1 {
-            legend(&mut chart)?;
+            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         root.present().map_err(chart_error)?;
     }
@@ -145,7 +145,7 @@ pub fn at_least(x_desc: &str, series: &[Series]) -> Result<String, ReportError> 
                 .map_err(chart_error)?;
         }
         if series.len() > 1 {
-            legend(&mut chart)?;
+            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         root.present().map_err(chart_error)?;
     }
@@ -178,6 +178,10 @@ pub fn comparison(first: &str, second: &str, rows: &[Split]) -> Result<String, R
             + 12;
         let mut chart = ChartBuilder::on(&root)
             .margin(12)
+            .caption(
+                format!("blue: {first} higher, grey: equal, orange: {second} higher"),
+                (FONT, 13),
+            )
             .x_label_area_size(30)
             .y_label_area_size(label_width.min(WIDTH / 2))
             .build_cartesian_2d(0.0..1.0, -0.5..n as f64 - 0.5)
@@ -200,13 +204,9 @@ pub fn comparison(first: &str, second: &str, rows: &[Split]) -> Result<String, R
             .label_style((FONT, 12))
             .draw()
             .map_err(chart_error)?;
-        let parts = [
-            (format!("{first} higher"), colour(0)),
-            ("equal".to_string(), RGBColor(200, 200, 200)),
-            (format!("{second} higher"), colour(1)),
-        ];
-        for (part, (name, c)) in parts.iter().enumerate() {
-            let c = *c;
+        // The caption names these colours, so no legend covers the bars.
+        let parts = [colour(0), RGBColor(200, 200, 200), colour(1)];
+        for (part, &c) in parts.iter().enumerate() {
             chart
                 .draw_series(rows.iter().enumerate().map(|(i, r)| {
                     let y = (n - 1 - i) as f64;
@@ -217,11 +217,8 @@ pub fn comparison(first: &str, second: &str, rows: &[Split]) -> Result<String, R
                     };
                     Rectangle::new([(start, y - 0.35), (start + width, y + 0.35)], c.filled())
                 }))
-                .map_err(chart_error)?
-                .label(name.clone())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
+                .map_err(chart_error)?;
         }
-        legend(&mut chart)?;
         root.present().map_err(chart_error)?;
     }
     Ok(svg)
@@ -309,7 +306,7 @@ pub fn sweep_means(
                 .map_err(chart_error)?;
         }
         if series.len() > 1 {
-            legend(&mut chart)?;
+            legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         }
         root.present().map_err(chart_error)?;
     }
@@ -318,10 +315,11 @@ pub fn sweep_means(
 
 fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
     chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
 ) -> Result<(), ReportError> {
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(position)
         .background_style(WHITE.mix(0.85))
         .border_style(RGBColor(160, 160, 160))
         .label_font((FONT, 12))

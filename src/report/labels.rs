@@ -129,10 +129,20 @@ pub fn number(x: f64) -> String {
     }
 }
 
-/// A mean with its 95% interval: "2.50 (2.48 to 2.52)"; exact values have no interval.
+/// A mean with its 95% interval: "2.50 ± 0.02" when the interval is symmetric (a Monte Carlo
+/// mean's is), "2.50 (2.47 to 2.52)" when not; an exact value has no interval.
 pub fn with_interval(mean: f64, low: f64, high: f64) -> String {
     if low == mean && high == mean {
-        number(mean)
+        return number(mean);
+    }
+    let (below, above) = (mean - low, high - mean);
+    if (below - above).abs() <= 1e-9 * mean.abs().max(1.0) {
+        let half = above.max(below);
+        if half < 0.005 {
+            format!("{} ± <0.01", number(mean))
+        } else {
+            format!("{} ± {half:.2}", number(mean))
+        }
     } else {
         format!("{} ({} to {})", number(mean), number(low), number(high))
     }
@@ -216,7 +226,10 @@ mod tests {
     fn numbers_and_dates_for_people() {
         assert_eq!(number(2.0), "2");
         assert_eq!(number(-0.001), "0.00");
-        assert_eq!(with_interval(2.5, 2.48, 2.52), "2.50 (2.48 to 2.52)");
+        assert_eq!(with_interval(2.5, 2.48, 2.52), "2.50 ± 0.02");
+        assert_eq!(with_interval(2.5, 2.5, 2.501), "2.50 (2.50 to 2.50)");
+        assert_eq!(with_interval(2.5, 2.499, 2.501), "2.50 ± <0.01");
+        assert_eq!(with_interval(3.0, 3.0, 3.0), "3");
         assert_eq!(count(2_000_000), "2,000,000");
         // 2000-03-01 00:00 UTC is 951868800 seconds after the epoch.
         assert_eq!(utc(951_868_800), "2000-03-01 00:00 UTC");

@@ -53,7 +53,7 @@ pub struct MetricSection {
     pub name: String,
     pub raw: String,
     pub summary: Grid,
-    pub distribution: Grid,
+    pub distribution: Vec<Grid>,
     pub distribution_chart: String,
     pub at_least_chart: String,
 }
@@ -65,6 +65,8 @@ pub struct ComparisonSection {
     pub title: String,
     pub table: Grid,
     pub chart: String,
+    /// Metrics on which both choices end the same in every trial.
+    pub always_equal: Vec<String>,
 }
 
 /// A sweep's grids, per metric that varies.
@@ -303,7 +305,7 @@ fn point_name(index: &Index<'_>, point: &Point) -> String {
         parts.push(point.choice.clone());
     }
     for (k, v) in index.results.param_names.iter().zip(&point.params) {
-        parts.push(format!("{} {}", labels::key(k), labels::value(v)));
+        parts.push(format!("{}: {}", labels::key(k), labels::value(v)));
     }
     if parts.is_empty() {
         "all trials".into()
@@ -330,7 +332,7 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
     let summary = Grid {
         id: id("summary", metric),
         title: format!("{}: mean and 95% interval", labels::metric(metric)),
-        corner: String::new(),
+        corner: "where".into(),
         columns: vec![
             "mean (95% interval)".into(),
             "lowest".into(),
@@ -353,39 +355,52 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
             .collect(),
     };
     let (lo, hi) = index.range(metric).unwrap_or((0, 0));
-    let mut columns = Vec::new();
-    for name in &names {
-        if points.len() > 1 {
-            columns.push(format!("P(exactly), {name}"));
-            columns.push(format!("P(at least), {name}"));
-        } else {
-            columns.push("P(exactly)".into());
-            columns.push("P(at least)".into());
-        }
-    }
-    let rows = (lo..=hi)
-        .map(|v| GridRow {
-            label: v.to_string(),
-            cells: points
-                .iter()
-                .flat_map(|p| {
-                    let exactly = index
-                        .rows(p, metric)
-                        .iter()
-                        .find(|r| r.value == v)
-                        .map_or(0.0, |r| r.probability);
-                    let at_least = index.at_least(p, metric, v).unwrap_or(0.0);
-                    [labels::percent(exactly), labels::percent(at_least)]
+    let exactly = |p: &Point, v: i64| {
+        index
+            .rows(p, metric)
+            .iter()
+            .find(|r| r.value == v)
+            .map_or(0.0, |r| r.probability)
+    };
+    let at_least = |p: &Point, v: i64| index.at_least(p, metric, v).unwrap_or(0.0);
+    let distribution = if points.len() == 1 {
+        // One point: a row per value, as a dice table reads.
+        let p = points[0];
+        vec![Grid {
+            id: id("distribution", metric),
+            title: format!("{}: distribution", labels::metric(metric)),
+            corner: "value".into(),
+            columns: vec!["P(exactly)".into(), "P(at least)".into()],
+            rows: (lo..=hi)
+                .map(|v| GridRow {
+                    label: v.to_string(),
+                    cells: vec![
+                        labels::percent(exactly(p, v)),
+                        labels::percent(at_least(p, v)),
+                    ],
                 })
                 .collect(),
-        })
-        .collect();
-    let distribution = Grid {
-        id: id("distribution", metric),
-        title: format!("{}: distribution", labels::metric(metric)),
-        corner: "value".into(),
-        columns,
-        rows,
+        }]
+    } else {
+        // Several points: a row per point, so the table stays as wide as the values.
+        let grid = |slug: &str, what: &str, head: &dyn Fn(i64) -> String, cell: &dyn Fn(&Point, i64) -> f64| Grid {
+            id: id(slug, metric),
+            title: format!("{}: {what}", labels::metric(metric)),
+            corner: "where".into(),
+            columns: (lo..=hi).map(head).collect(),
+            rows: points
+                .iter()
+                .zip(&names)
+                .map(|(p, name)| GridRow {
+                    label: name.clone(),
+                    cells: (lo..=hi).map(|v| labels::percent(cell(p, v))).collect(),
+                })
+                .collect(),
+        };
+        vec![
+            grid("exactly", "P(exactly k)", &|v| v.to_string(), &exactly),
+            grid("atleast", "P(at least k)", &|v| format!("{v}+"), &at_least),
+        ]
     };
     let series = |at_least: bool| -> Vec<Series> {
         points
@@ -431,16 +446,16 @@ fn comparisons(index: &Index<'_>) -> Result<Vec<ComparisonSection>, ReportError>
     }
     keys.iter()
         .map(|(params, first, second)| {
-            let rows: Vec<_> = results
+            let (rows, same): (Vec<_>, Vec<_>) = results
                 .compare
                 .iter()
                 .filter(|r| &r.params == params && &r.first == first && &r.second == second)
-                .collect();
+                .partition(|r| r.p_equal < 1.0);
             let at: Vec<String> = results
                 .param_names
                 .iter()
                 .zip(params)
-                .map(|(k, v)| format!("{} {}", labels::key(k), labels::value(v)))
+                .map(|(k, v)| format!("{}: {}", labels::key(k), labels::value(v)))
                 .collect();
             let title = if at.is_empty() {
                 format!("{first} against {second}")
@@ -472,7 +487,6 @@ fn comparisons(index: &Index<'_>) -> Result<Vec<ComparisonSection>, ReportError>
             };
             let splits: Vec<Split> = rows
                 .iter()
-                .filter(|r| r.p_equal < 1.0)
                 .map(|r| Split {
                     name: labels::metric(&r.metric),
                     first: r.p_first_higher,
@@ -485,6 +499,7 @@ fn comparisons(index: &Index<'_>) -> Result<Vec<ComparisonSection>, ReportError>
                 title,
                 chart: charts::comparison(first, second, &splits)?,
                 table,
+                always_equal: same.iter().map(|r| labels::metric(&r.metric)).collect(),
             })
         })
         .collect()
@@ -549,7 +564,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
             .iter()
             .skip(2)
             .zip(further)
-            .map(|(k, v)| format!("{} {}", labels::key(k), labels::value(v)))
+            .map(|(k, v)| format!("{}: {}", labels::key(k), labels::value(v)))
             .collect();
         if !choice.is_empty() {
             parts.insert(0, format!("choice {choice}"));
@@ -565,6 +580,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
             choice: choice.to_string(),
         }
     };
+    let chart_labels: Vec<String> = row_values.iter().map(|v| labels::value(v)).collect();
     let row_key = labels::key(&names[0]);
     let corner = if keys > 1 {
         format!("{row_key} \\ {}", labels::key(&names[1]))
@@ -623,7 +639,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                 })
                 .collect();
             if series.len() <= MAX_SERIES {
-                charts_svg.push(charts::sweep_means(&row_key, &name, &row_labels, &series)?);
+                charts_svg.push(charts::sweep_means(&row_key, &name, &chart_labels, &series)?);
             }
             for c in &choices {
                 at_least.push(Grid {
@@ -683,7 +699,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                         .zip(&col_labels)
                         .map(|(c, label)| {
                             (
-                                format!("{} {label}", labels::key(&names[1])),
+                                format!("{}: {label}", labels::key(&names[1])),
                                 estimates(index, metric, &row_values, |r| {
                                     point_at(r, Some(c), further, choice)
                                 }),
@@ -693,7 +709,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                     charts_svg.push(charts::sweep_means(
                         &row_key,
                         &titled(name.clone(), &group),
-                        &row_labels,
+                        &chart_labels,
                         &series,
                     )?);
                 }
