@@ -763,32 +763,39 @@ fn estimates(
         .collect()
 }
 
-/// A number cell of a card table, rounded for people; text stays as written.
-fn rounded(text: &str) -> String {
-    match text.parse::<f64>() {
-        Ok(x) if !text.trim().is_empty() => labels::number(x),
-        _ => text.to_string(),
-    }
-}
-
 /// `orderings.csv`: per pair of orderings (and per ordering against all the other side's),
-/// the trials and A's margin with its interval where the table gives one. Per-card counts stay
-/// in the CSV.
+/// the trials and A's margin, with its 95% interval where the table gives one (columns
+/// `X_ci95_low`/`X_ci95_high` beside `X`, or bare `ci95_low`/`ci95_high` for the margin).
+/// Per-card counts stay in the CSV.
 fn orderings(table: &TextTable) -> Grid {
-    let keep: Vec<usize> = table
+    let col = |name: &str| table.headers.iter().position(|h| h == name);
+    let interval = |h: &str| -> Option<(usize, usize)> {
+        let pair = |lo: &str, hi: &str| Some((col(lo)?, col(hi)?));
+        pair(&format!("{h}_ci95_low"), &format!("{h}_ci95_high")).or_else(|| {
+            (h == "a_margin")
+                .then(|| pair("ci95_low", "ci95_high"))
+                .flatten()
+        })
+    };
+    let shown: Vec<(usize, Option<(usize, usize)>)> = table
         .headers
         .iter()
         .enumerate()
         .filter(|(_, h)| {
             let h = h.as_str();
-            matches!(h, "a_ordering" | "b_ordering" | "trials")
-                || h.contains("margin")
-                || h.contains("ci95")
-                || h.ends_with(".score")
+            !h.contains("ci95")
+                && (matches!(h, "a_ordering" | "b_ordering" | "trials")
+                    || h.contains("margin")
+                    || h.ends_with(".score"))
         })
-        .map(|(i, _)| i)
+        .map(|(i, h)| (i, interval(h)))
         .collect();
-    let row_col = table.headers.iter().position(|h| h == "row");
+    let heading = |h: &str| match h {
+        "a_ordering" => "A's ordering".to_string(),
+        "b_ordering" => "B's ordering".to_string(),
+        "a_margin" => "A's margin".to_string(),
+        other => other.replace('_', " "),
+    };
     let what = |kind: &str| match kind {
         "pair" => "A's ordering against B's",
         "a_average" => "A's ordering, B's averaged",
@@ -798,25 +805,45 @@ fn orderings(table: &TextTable) -> Grid {
         other => other,
     }
     .to_string();
+    let cell = |r: &[String], i: usize, ci: Option<(usize, usize)>| -> String {
+        let text = r.get(i).map_or("", |s| s.as_str());
+        let num = |j: usize| r.get(j).and_then(|t| t.parse::<f64>().ok());
+        match (text.parse::<f64>(), ci) {
+            (Ok(x), Some((lo, hi))) => match (num(lo), num(hi)) {
+                (Some(lo), Some(hi)) => labels::with_interval(x, lo, hi),
+                _ => labels::number(x),
+            },
+            (Ok(x), None) if table.headers[i] == "trials" => {
+                labels::count(x.max(0.0) as u64)
+            }
+            (Ok(x), None) => labels::number(x),
+            (Err(_), _) if text == "*" => "any (averaged)".into(),
+            (Err(_), _) => text.to_string(),
+        }
+    };
     Grid {
         id: "orderings".into(),
         title: "Orderings: A's margin (A's score minus B's)".into(),
         corner: "row".into(),
-        columns: keep
+        columns: shown
             .iter()
-            .map(|&i| table.headers[i].replace('_', " "))
+            .map(|&(i, ci)| {
+                let h = heading(&table.headers[i]);
+                if ci.is_some() {
+                    format!("{h} (95% interval)")
+                } else {
+                    h
+                }
+            })
             .collect(),
         rows: table
             .rows
             .iter()
             .map(|r| GridRow {
-                label: row_col
+                label: col("row")
                     .and_then(|i| r.get(i))
                     .map_or(String::new(), |k| what(k)),
-                cells: keep
-                    .iter()
-                    .map(|&i| r.get(i).map_or(String::new(), |t| rounded(t)))
-                    .collect(),
+                cells: shown.iter().map(|&(i, ci)| cell(r, i, ci)).collect(),
             })
             .collect(),
     }
