@@ -86,7 +86,7 @@ fn assert_percent(shown: &str, p: f64, what: &str) {
         "0%" => assert_eq!(p, 0.0, "{what}: shown 0% for {p}"),
         "100%" => assert_eq!(p, 1.0, "{what}: shown 100% for {p}"),
         "<0.1%" => assert!(p > 0.0 && p < 0.0005 + 1e-12, "{what}: {p}"),
-        ">99.9%" => assert!(p < 1.0 && p >= 0.9995 - 1e-12, "{what}: {p}"),
+        ">99.9%" => assert!((0.9995 - 1e-12..1.0).contains(&p), "{what}: {p}"),
         _ => {
             let pct: f64 = shown
                 .strip_suffix('%')
@@ -108,10 +108,16 @@ fn assert_mean(shown: &str, mean: f64, high: f64, what: &str) {
         .split_once(" ± ")
         .unwrap_or_else(|| panic!("{what}: {shown} is not 'mean ± half-width'"));
     let m: f64 = m.parse().unwrap();
-    assert!((m - mean).abs() <= 0.005 + 1e-9, "{what}: {shown} vs {mean}");
+    assert!(
+        (m - mean).abs() <= 0.005 + 1e-9,
+        "{what}: {shown} vs {mean}"
+    );
     if h != "<0.01" {
         let h: f64 = h.parse().unwrap();
-        assert!((h - (high - mean)).abs() <= 0.005 + 1e-9, "{what}: {shown} vs {high}");
+        assert!(
+            (h - (high - mean)).abs() <= 0.005 + 1e-9,
+            "{what}: {shown} vs {high}"
+        );
     } else {
         assert!(high - mean < 0.005, "{what}");
     }
@@ -145,8 +151,7 @@ fn the_forum_grids_hold_the_csv_numbers() {
     let mut checked = 0;
     for (raw_rules, shown_rules) in rules {
         for k in 1..=10 {
-            let title =
-                format!("wardens restored: P(at least {k}), wardens rules: {shown_rules}");
+            let title = format!("wardens restored: P(at least {k}), wardens rules: {shown_rules}");
             let (header, rows) = md_table(&md, &title);
             assert_eq!(header[1..], ["2+", "3+", "4+", "5+", "6+"], "{title}");
             assert_eq!(rows.len(), 10, "{title}");
@@ -160,8 +165,11 @@ fn the_forum_grids_hold_the_csv_numbers() {
                     let key = (size.clone(), resolve, raw_rules.to_string());
                     let point = &counts[&key];
                     let trials: u64 = point.iter().map(|&(_, n)| n).sum();
-                    let at_least: u64 =
-                        point.iter().filter(|&&(v, _)| v >= k).map(|&(_, n)| n).sum();
+                    let at_least: u64 = point
+                        .iter()
+                        .filter(|&&(v, _)| v >= k)
+                        .map(|&(_, n)| n)
+                        .sum();
                     let p = at_least as f64 / trials as f64;
                     assert_percent(&row[c + 1], p, &format!("{title}, {key:?}"));
                     checked += 1;
@@ -288,7 +296,10 @@ fn the_html_is_one_file_that_fetches_nothing() {
         }
         let lower = html.to_lowercase();
         for outside in ["<link", "@import", "url(", "<iframe", "<img"] {
-            assert!(!lower.contains(outside), "{config}: report.html has {outside}");
+            assert!(
+                !lower.contains(outside),
+                "{config}: report.html has {outside}"
+            );
         }
         assert!(html.contains("<svg"), "{config}: no chart");
         assert!(html.contains("<table"), "{config}: no table");
@@ -360,7 +371,13 @@ fn bad_input_exits_2_naming_the_file_and_place() {
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     assert_exit_2(
         &report(&dir),
-        &["summary.csv", "line 3", "column `mean`", "expected a number", "lots"],
+        &[
+            "summary.csv",
+            "line 3",
+            "column `mean`",
+            "expected a number",
+            "lots",
+        ],
     );
     assert!(!dir.join("report.html").exists() && !dir.join("report.md").exists());
 
@@ -383,8 +400,11 @@ fn bad_input_exits_2_naming_the_file_and_place() {
 
     // Broken JSON: line and column.
     let dir = copy("bad-json");
-    std::fs::write(dir.join("run.json"), "{\n  \"version\": \"0.3.1\",\n  \"seed\": x\n}\n")
-        .unwrap();
+    std::fs::write(
+        dir.join("run.json"),
+        "{\n  \"version\": \"0.3.1\",\n  \"seed\": x\n}\n",
+    )
+    .unwrap();
     assert_exit_2(&report(&dir), &["run.json", "line 3, column"]);
 
     // JSON missing a field.
@@ -398,11 +418,7 @@ fn bad_input_exits_2_naming_the_file_and_place() {
     assert_exit_2(&report(&dir), &["distribution.csv"]);
 
     // One bad folder among good ones writes nothing.
-    let o = rollcall(&[
-        "report",
-        good.to_str().unwrap(),
-        dir.to_str().unwrap(),
-    ]);
+    let o = rollcall(&["report", good.to_str().unwrap(), dir.to_str().unwrap()]);
     assert_exit_2(&o, &["distribution.csv"]);
     assert!(!good.join("report.html").exists());
 
@@ -432,7 +448,12 @@ fn report_writes_into_out_and_keeps_the_tables() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let before = std::fs::read(dir.join("summary.csv")).unwrap();
     let out = tmp.path().join("elsewhere");
-    let o = rollcall(&["report", dir.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = rollcall(&[
+        "report",
+        dir.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.join("report.html").is_file() && out.join("report.md").is_file());
     assert!(!dir.join("report.html").exists());

@@ -198,7 +198,11 @@ fn run_one(
     };
     if opts.report {
         let paths = crate::report::write(dir, None)?;
-        log(Note::Info(&format!("{}: report -> {}", set.name, paths[0].display())));
+        log(Note::Info(&format!(
+            "{}: report -> {}",
+            set.name,
+            paths[0].display()
+        )));
     }
     Ok(status)
 }

@@ -139,7 +139,9 @@ pub fn at_least(x_desc: &str, series: &[Series]) -> Result<String, ReportError> 
                 .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))
                 .map_err(chart_error)?
                 .label(s.name.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
+                });
             chart
                 .draw_series(points.into_iter().map(|p| Circle::new(p, 3, c.filled())))
                 .map_err(chart_error)?;
@@ -293,16 +295,20 @@ pub fn sweep_means(
                 ))
                 .map_err(chart_error)?
                 .label(name.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
+                });
+            chart
+                .draw_series(points.iter().map(|(x, e)| {
+                    PathElement::new(vec![(*x, e.low), (*x, e.high)], c.stroke_width(1))
+                }))
+                .map_err(chart_error)?;
             chart
                 .draw_series(
                     points
                         .iter()
-                        .map(|(x, e)| PathElement::new(vec![(*x, e.low), (*x, e.high)], c.stroke_width(1))),
+                        .map(|(x, e)| Circle::new((*x, e.mean), 3, c.filled())),
                 )
-                .map_err(chart_error)?;
-            chart
-                .draw_series(points.iter().map(|(x, e)| Circle::new((*x, e.mean), 3, c.filled())))
                 .map_err(chart_error)?;
         }
         if series.len() > 1 {

@@ -304,7 +304,12 @@ impl Table {
     ) -> Result<Vec<T>, ReportError> {
         self.records
             .iter()
-            .map(|record| each(&Row { table: self, record }))
+            .map(|record| {
+                each(&Row {
+                    table: self,
+                    record,
+                })
+            })
             .collect()
     }
 }
@@ -329,7 +334,10 @@ impl Row<'_> {
             .map_err(|_| self.bad(column, &text, "a number"))
     }
 
-    fn optional_number<T: std::str::FromStr>(&self, column: &str) -> Result<Option<T>, ReportError> {
+    fn optional_number<T: std::str::FromStr>(
+        &self,
+        column: &str,
+    ) -> Result<Option<T>, ReportError> {
         let text = self.text(column)?;
         if text.trim().is_empty() {
             return Ok(None);

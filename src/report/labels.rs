@@ -6,7 +6,9 @@
 pub fn key(path: &str) -> String {
     let parts: Vec<&str> = path.split('.').collect();
     let rest = match parts.first() {
-        Some(&"unit") | Some(&"options") | Some(&"scenario") | Some(&"cards") if parts.len() > 1 => {
+        Some(&"unit") | Some(&"options") | Some(&"scenario") | Some(&"cards")
+            if parts.len() > 1 =>
+        {
             &parts[1..]
         }
         _ => &parts[..],
@@ -164,7 +166,7 @@ pub fn count(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -152,7 +152,11 @@ impl<'a> Index<'a> {
         if rows.is_empty() {
             return None;
         }
-        Some(rows.iter().find(|r| r.value >= k).map_or(0.0, |r| r.at_least))
+        Some(
+            rows.iter()
+                .find(|r| r.value >= k)
+                .map_or(0.0, |r| r.at_least),
+        )
     }
 
     /// The smallest and largest value of a metric anywhere.
@@ -224,7 +228,10 @@ pub fn build(results: &Results) -> Result<Page, ReportError> {
         comparisons: comparisons(&index)?,
         sweep,
         orderings: results.orderings.as_ref().map(orderings),
-        equilibrium: results.equilibrium.as_ref().map(|t| equilibrium(t, results)),
+        equilibrium: results
+            .equilibrium
+            .as_ref()
+            .map(|t| equilibrium(t, results)),
     })
 }
 
@@ -252,7 +259,10 @@ fn facts(results: &Results, index: &Index<'_>) -> Vec<Fact> {
     let points = run.sweep_points.unwrap_or(index.points.len() as u64);
     if !results.param_names.is_empty() {
         let keys: Vec<String> = results.param_names.iter().map(|k| labels::key(k)).collect();
-        facts.push(("Sweep", format!("{} points over {}", points, keys.join(", "))));
+        facts.push((
+            "Sweep",
+            format!("{} points over {}", points, keys.join(", ")),
+        ));
     }
     let choices = index.choices();
     if choices.len() > 1 || choices.first().is_some_and(|c| !c.is_empty()) {
@@ -317,7 +327,13 @@ fn point_name(index: &Index<'_>, point: &Point) -> String {
 fn id(prefix: &str, text: &str) -> String {
     let slug: String = text
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
         .collect();
     format!("{prefix}-{slug}")
 }
@@ -383,7 +399,10 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
         }]
     } else {
         // Several points: a row per point, so the table stays as wide as the values.
-        let grid = |slug: &str, what: &str, head: &dyn Fn(i64) -> String, cell: &dyn Fn(&Point, i64) -> f64| Grid {
+        let grid = |slug: &str,
+                    what: &str,
+                    head: &dyn Fn(i64) -> String,
+                    cell: &dyn Fn(&Point, i64) -> f64| Grid {
             id: id(slug, metric),
             title: format!("{}: {what}", labels::metric(metric)),
             corner: "where".into(),
@@ -620,7 +639,13 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                 corner: corner.clone(),
                 columns: choices
                     .iter()
-                    .map(|c| if c.is_empty() { "mean".into() } else { c.clone() })
+                    .map(|c| {
+                        if c.is_empty() {
+                            "mean".into()
+                        } else {
+                            c.clone()
+                        }
+                    })
                     .collect(),
                 rows: row_values
                     .iter()
@@ -634,12 +659,24 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
             let series: Vec<(String, Vec<Option<Estimate>>)> = choices
                 .iter()
                 .map(|c| {
-                    let name = if c.is_empty() { "mean".into() } else { c.clone() };
-                    (name, estimates(index, metric, &row_values, |v| point_at(v, None, &[], c)))
+                    let name = if c.is_empty() {
+                        "mean".into()
+                    } else {
+                        c.clone()
+                    };
+                    (
+                        name,
+                        estimates(index, metric, &row_values, |v| point_at(v, None, &[], c)),
+                    )
                 })
                 .collect();
             if series.len() <= MAX_SERIES {
-                charts_svg.push(charts::sweep_means(&row_key, &name, &chart_labels, &series)?);
+                charts_svg.push(charts::sweep_means(
+                    &row_key,
+                    &name,
+                    &chart_labels,
+                    &series,
+                )?);
             }
             for c in &choices {
                 at_least.push(Grid {
@@ -796,15 +833,17 @@ fn orderings(table: &TextTable) -> Grid {
         "a_margin" => "A's margin".to_string(),
         other => other.replace('_', " "),
     };
-    let what = |kind: &str| match kind {
-        "pair" => "A's ordering against B's",
-        "a_average" => "A's ordering, B's averaged",
-        "a_worst" => "A's ordering, B's best reply",
-        "b_average" => "B's ordering, A's averaged",
-        "b_worst" => "B's ordering, A's best reply",
-        other => other,
-    }
-    .to_string();
+    let what = |kind: &str| {
+        match kind {
+            "pair" => "A's ordering against B's",
+            "a_average" => "A's ordering, B's averaged",
+            "a_worst" => "A's ordering, B's best reply",
+            "b_average" => "B's ordering, A's averaged",
+            "b_worst" => "B's ordering, A's best reply",
+            other => other,
+        }
+        .to_string()
+    };
     let cell = |r: &[String], i: usize, ci: Option<(usize, usize)>| -> String {
         let text = r.get(i).map_or("", |s| s.as_str());
         let num = |j: usize| r.get(j).and_then(|t| t.parse::<f64>().ok());
@@ -813,9 +852,7 @@ fn orderings(table: &TextTable) -> Grid {
                 (Some(lo), Some(hi)) => labels::with_interval(x, lo, hi),
                 _ => labels::number(x),
             },
-            (Ok(x), None) if table.headers[i] == "trials" => {
-                labels::count(x.max(0.0) as u64)
-            }
+            (Ok(x), None) if table.headers[i] == "trials" => labels::count(x.max(0.0) as u64),
             (Ok(x), None) => labels::number(x),
             (Err(_), _) if text == "*" => "any (averaged)".into(),
             (Err(_), _) => text.to_string(),
@@ -853,11 +890,7 @@ fn orderings(table: &TextTable) -> Grid {
 /// for A with its interval.
 fn equilibrium(table: &TextTable, results: &Results) -> Grid {
     let col = |name: &str| table.headers.iter().position(|h| h == name);
-    let params: Vec<usize> = results
-        .param_names
-        .iter()
-        .filter_map(|p| col(p))
-        .collect();
+    let params: Vec<usize> = results.param_names.iter().filter_map(|p| col(p)).collect();
     let get = |r: &Vec<String>, name: &str| {
         col(name)
             .and_then(|i| r.get(i))
@@ -887,11 +920,7 @@ fn equilibrium(table: &TextTable, results: &Results) -> Grid {
                 cells.push(get(r, "ordering"));
                 cells.push(num("probability").map_or(String::new(), labels::percent));
                 cells.push(
-                    match (
-                        num("value"),
-                        num("value_ci95_low"),
-                        num("value_ci95_high"),
-                    ) {
+                    match (num("value"), num("value_ci95_low"), num("value_ci95_high")) {
                         (Some(v), Some(lo), Some(hi)) => labels::with_interval(v, lo, hi),
                         (Some(v), _, _) => labels::number(v),
                         _ => String::new(),
