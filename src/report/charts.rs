@@ -77,6 +77,7 @@ pub fn distribution(x_desc: &str, series: &[Series]) -> Result<String, ReportErr
             .map_err(chart_error)?;
         chart
             .configure_mesh()
+            .max_light_lines(0)
             .disable_x_mesh()
             .x_labels(((hi - lo) as usize + 2).min(24))
             .x_label_formatter(&whole)
@@ -123,6 +124,7 @@ pub fn at_least(x_desc: &str, series: &[Series]) -> Result<String, ReportError> 
             .map_err(chart_error)?;
         chart
             .configure_mesh()
+            .max_light_lines(0)
             .x_labels(((hi - lo) as usize + 2).min(24))
             .x_label_formatter(&whole)
             .y_label_formatter(&pct)
@@ -199,6 +201,7 @@ pub fn comparison(first: &str, second: &str, rows: &[Split]) -> Result<String, R
         };
         chart
             .configure_mesh()
+            .max_light_lines(0)
             .disable_y_mesh()
             .y_labels(2 * n + 1)
             .y_label_formatter(&row_name)
@@ -237,6 +240,7 @@ pub struct Estimate {
 /// A sweep's means along its first key, one line per value of its second key, with each
 /// mean's 95% interval as a vertical bar.
 pub fn sweep_means(
+    caption: &str,
     x_desc: &str,
     y_desc: &str,
     x_labels: &[String],
@@ -257,6 +261,7 @@ pub fn sweep_means(
         root.fill(&WHITE).map_err(chart_error)?;
         let mut chart = ChartBuilder::on(&root)
             .margin(12)
+            .caption(caption, (FONT, 13))
             .x_label_area_size(36)
             .y_label_area_size(48)
             .build_cartesian_2d(-0.5..n as f64 - 0.5, (lo - pad).min(0.0)..hi + pad)
@@ -272,6 +277,7 @@ pub fn sweep_means(
         };
         chart
             .configure_mesh()
+            .max_light_lines(0)
             .disable_x_mesh()
             .x_labels(2 * n + 1)
             .x_label_formatter(&x_name)

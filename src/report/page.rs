@@ -672,6 +672,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                 .collect();
             if series.len() <= MAX_SERIES {
                 charts_svg.push(charts::sweep_means(
+                    &name,
                     &row_key,
                     &name,
                     &chart_labels,
@@ -744,8 +745,9 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                         })
                         .collect();
                     charts_svg.push(charts::sweep_means(
-                        &row_key,
                         &titled(name.clone(), &group),
+                        &row_key,
+                        &name,
                         &chart_labels,
                         &series,
                     )?);
