@@ -464,3 +464,77 @@ fn report_writes_into_out_and_keeps_the_tables() {
     let (_, rows) = md_table(&md, "wardens restored: distribution");
     assert_eq!(rows[0], ["0", "3.1%", "100%"]);
 }
+
+#[test]
+fn card_tables_show_margins_and_the_equilibrium_with_intervals() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cards");
+    let o = rollcall(&[
+        "run",
+        "configs/cards-maitrise.toml",
+        "--trials",
+        "4000",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Give the margin an interval, as `X_ci95_low`/`X_ci95_high` columns: mean ± 0.25.
+    let rows = csv_rows(&dir.join("orderings.csv"));
+    let mut reader = csv::Reader::from_path(dir.join("orderings.csv")).unwrap();
+    let mut headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    headers.extend(["a_margin_ci95_low".into(), "a_margin_ci95_high".into()]);
+    let mut writer = csv::Writer::from_path(dir.join("orderings.csv")).unwrap();
+    writer.write_record(&headers).unwrap();
+    for r in &rows {
+        let margin: f64 = r["a_margin"].parse().unwrap();
+        let mut record: Vec<String> = headers[..headers.len() - 2]
+            .iter()
+            .map(|h| r[h].clone())
+            .collect();
+        record.push((margin - 0.25).to_string());
+        record.push((margin + 0.25).to_string());
+        writer.write_record(&record).unwrap();
+    }
+    writer.flush().unwrap();
+    std::fs::write(
+        dir.join("equilibrium.csv"),
+        "scenario,player,ordering,probability,value,value_ci95_low,value_ci95_high\n\
+         cards-maitrise,A,eclair>epee,1,4,3.9,4.1\n\
+         cards-maitrise,A,epee>eclair,0,4,3.9,4.1\n\
+         cards-maitrise,B,brume>bouclier,0.3333333333333333,4,3.9,4.1\n",
+    )
+    .unwrap();
+    let o = rollcall(&["report", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+
+    let (header, shown) = md_table(&md, "Orderings: A's margin (A's score minus B's)");
+    let margin = header
+        .iter()
+        .position(|h| h == "A's margin (95% interval)")
+        .expect("the margin column carries its interval");
+    assert_eq!(shown.len(), rows.len());
+    for (row, r) in shown.iter().zip(&rows) {
+        let m: f64 = r["a_margin"].parse().unwrap();
+        assert_mean(&row[margin], m, m + 0.25, "margin");
+        assert_eq!(row[margin].split_once(" ± ").unwrap().1, "0.25");
+    }
+
+    let (header, shown) = md_table(
+        &md,
+        "Equilibrium: how often each ordering is played, and the game's value for A",
+    );
+    assert_eq!(
+        header,
+        [
+            "player",
+            "ordering",
+            "probability",
+            "value for A (95% interval)"
+        ]
+    );
+    assert_eq!(shown[0], ["A", "eclair>epee", "100%", "4 ± 0.10"]);
+    assert_eq!(shown[1][2], "0%");
+    assert_eq!(shown[2][2], "33.3%");
+}
