@@ -40,6 +40,15 @@ pub enum CommandLine {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Write report.html (self-contained, charts inline) and report.md from results folders.
+    Report {
+        /// Results folders written by run, exact or merge.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output folder (default: each results folder; with several, DIR/FOLDER-NAME/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Validate scenario files without running them.
     Check {
         /// Scenario files (default: every configs/*.toml).
@@ -101,6 +110,9 @@ pub struct RunArgs {
     /// an uninterrupted run writes. Give the scenario file and flags of the interrupted run.
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
+    /// Also write report.html and report.md next to the tables.
+    #[arg(long)]
+    pub report: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -151,6 +163,7 @@ impl RunArgs {
             validate: self.validate,
             checkpoint: self.checkpoint,
             resume: self.resume,
+            report: self.report,
         }
     }
 }

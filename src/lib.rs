@@ -13,6 +13,7 @@
 //!   computes exact distributions from a compiled [`rules::Plan`], independently of the
 //!   sampler; [`output`] writes tables and decides nothing; [`explain`] tells a loaded
 //!   scenario in words and decides nothing either.
+//! - [`report`] reads a results folder and writes HTML and Markdown reports; it runs nothing.
 //! - [`app`] wires one module per command line verb; [`cli`] turns flags into typed options.
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -28,6 +29,7 @@ pub mod exact;
 pub mod explain;
 pub mod output;
 pub mod progress;
+pub mod report;
 pub mod rules;
 pub mod scenario;
 pub mod stats;

@@ -60,6 +60,15 @@ fn main() {
             }
             Err(e) => report(&e),
         },
+        CommandLine::Report { dirs, out } => match app::report(&dirs, out.as_deref()) {
+            Ok(paths) => {
+                for p in paths {
+                    eprintln!("report -> {}", p.display());
+                }
+                0
+            }
+            Err(e) => report(&e),
+        },
         CommandLine::Check { files, settings } => match app::check(&files, &settings) {
             Ok(lines) => {
                 for line in lines {

@@ -19,12 +19,14 @@ mod advise;
 mod exact;
 mod explain;
 mod merge;
+mod report;
 mod run;
 
 pub use advise::{advise, advise_plans, AdviseOptions, Advised};
 pub use exact::{exact, ExactOptions};
 pub use explain::explain;
 pub use merge::merge;
+pub use report::report;
 pub use run::{run, RunOptions};
 
 /// Set by the Ctrl-C handler; a run stops at the next chunk boundary.
@@ -54,6 +56,8 @@ pub enum Error {
     Exact { file: String, source: Refusal },
     #[error("{file}: cannot advise `best` orders: {source}")]
     Advice { file: String, source: Refusal },
+    #[error(transparent)]
+    Report(#[from] crate::report::ReportError),
 }
 
 impl Error {

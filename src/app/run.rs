@@ -24,6 +24,8 @@ pub struct RunOptions {
     pub checkpoint: Option<Duration>,
     /// Continue the run whose checkpoint is in this results folder (`--resume DIR`).
     pub resume: Option<PathBuf>,
+    /// Also write report.html and report.md next to the tables.
+    pub report: bool,
 }
 
 fn settings_with_flags(opts: &RunOptions) -> Vec<Setting> {
@@ -48,6 +50,11 @@ pub fn run(opts: &RunOptions, log: &mut dyn FnMut(Note<'_>)) -> Result<Status, E
     if opts.shard.is_some() && opts.validate {
         return Err(Error::Usage(
             "--validate cannot be combined with --shard: a shard writes no tables; validate the merged run instead".into(),
+        ));
+    }
+    if opts.shard.is_some() && opts.report {
+        return Err(Error::Usage(
+            "--report cannot be combined with --shard: a shard writes no tables; run rollcall report on the merged folder instead".into(),
         ));
     }
     if opts.shard.is_some() && opts.precision.is_some() {
@@ -276,6 +283,14 @@ fn run_one(
         if complete { "" } else { ", interrupted" },
         written.display()
     )));
+    if opts.report && complete && opts.shard.is_none() {
+        let paths = crate::report::write(&written, None)?;
+        log(Note::Info(&format!(
+            "{}: report -> {}",
+            set.name,
+            paths[0].display()
+        )));
+    }
     Ok(status)
 }
 

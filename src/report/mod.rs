@@ -1,0 +1,116 @@
+//! Reports people can read: `report.html` (one self-contained file, charts inline as SVG) and
+//! `report.md` (the same tables for forums and wikis), made from a results folder.
+//!
+//! [`input`] reads the folder (`run.json`, the CSV tables); `page` decides what to show and
+//! rounds it for people through [`labels`]; `charts` draws with `plotters`; the templates in
+//! `templates/` lay the page out, through `minijinja`. Nothing here runs a scenario.
+
+mod charts;
+pub mod input;
+pub mod labels;
+mod page;
+
+use std::path::{Path, PathBuf};
+
+pub use input::{read, Results};
+pub use page::{build, Page};
+
+const HTML_TEMPLATE: &str = include_str!("../../templates/report.html");
+const MD_TEMPLATE: &str = include_str!("../../templates/report.md");
+
+/// A results folder that cannot be reported on, or a report that cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("{}: not a results folder (give the folder a run wrote, holding summary.csv, distribution.csv and run.json)", .0.display())]
+    NotAFolder(PathBuf),
+    #[error("cannot read {}: {source}", file.display())]
+    Read {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: line {line}, column {column}: {problem}", file.display())]
+    Json {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        problem: String,
+    },
+    #[error("{}: line {line}{}: {problem}", file.display(), if column.is_empty() { String::new() } else { format!(", column `{column}`") })]
+    Csv {
+        file: PathBuf,
+        line: u64,
+        column: String,
+        problem: String,
+    },
+    #[error("cannot draw a chart: {0}")]
+    Chart(String),
+    #[error("cannot lay out the report: {0}")]
+    Template(String),
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// A report laid out in both formats.
+pub struct Rendered {
+    pub html: String,
+    pub markdown: String,
+}
+
+/// Lays out the report of a results folder already read.
+pub fn render(results: &Results) -> Result<Rendered, ReportError> {
+    let page = build(results)?;
+    let mut env = minijinja::Environment::new();
+    let syntax = minijinja::syntax::SyntaxConfig::builder()
+        .trim_blocks(true)
+        .lstrip_blocks(true)
+        .build()
+        .map_err(|e| ReportError::Template(e.to_string()))?;
+    env.set_syntax(syntax);
+    // Names ending in .html are escaped as HTML; Markdown cells escape their own pipes.
+    env.add_template("report.html", HTML_TEMPLATE)
+        .and_then(|()| env.add_template("report.md", MD_TEMPLATE))
+        .map_err(|e| ReportError::Template(e.to_string()))?;
+    env.add_filter("cell", |s: String| s.replace('|', "\\|"));
+    let render = |name: &str| {
+        env.get_template(name)
+            .and_then(|t| t.render(minijinja::value::Serde(&page)))
+            .map_err(|e| ReportError::Template(e.to_string()))
+    };
+    Ok(Rendered {
+        html: render("report.html")?,
+        markdown: render("report.md")?,
+    })
+}
+
+/// Reads `dir` and writes `report.html` and `report.md` into `out` (default: `dir`); returns
+/// the paths written.
+pub fn write(dir: &Path, out: Option<&Path>) -> Result<Vec<PathBuf>, ReportError> {
+    let rendered = render(&read(dir)?)?;
+    write_rendered(out.unwrap_or(dir), &rendered)
+}
+
+/// Writes a rendered report into `out` (created if needed), each file atomically.
+pub fn write_rendered(out: &Path, rendered: &Rendered) -> Result<Vec<PathBuf>, ReportError> {
+    std::fs::create_dir_all(out).map_err(|source| ReportError::Write {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    let mut written = Vec::new();
+    for (name, text) in [
+        ("report.html", &rendered.html),
+        ("report.md", &rendered.markdown),
+    ] {
+        let path = out.join(name);
+        crate::output::write_atomic(&path, text.as_bytes()).map_err(|source| {
+            ReportError::Write {
+                path: path.clone(),
+                source,
+            }
+        })?;
+        written.push(path);
+    }
+    Ok(written)
+}
