@@ -168,7 +168,7 @@ impl Compiled {
         spec: &RunSpec,
         monitor: &Monitor,
         from: Option<(&[VariantReport], ChunkSet)>,
-        between: &mut dyn FnMut(&dyn Fn() -> Vec<VariantReport>, &ChunkSet),
+        between: &mut Between<'_>,
     ) -> Result<Played, Error> {
         fn go<T: Trial>(
             joined: &Joined<T>,
@@ -176,7 +176,7 @@ impl Compiled {
             spec: &RunSpec,
             monitor: &Monitor,
             from: Option<(&[VariantReport], ChunkSet)>,
-            between: &mut dyn FnMut(&dyn Fn() -> Vec<VariantReport>, &ChunkSet),
+            between: &mut Between<'_>,
         ) -> Result<Played, Error> {
             let progress = match from {
                 None => engine::Progress::start(joined),
@@ -222,6 +222,10 @@ impl Compiled {
         }
     }
 }
+
+/// Called between batches of chunks with a way to lay out the sweep points' reports so far
+/// and the chunks they hold (to save a checkpoint).
+type Between<'a> = dyn FnMut(&dyn Fn() -> Vec<VariantReport>, &ChunkSet) + 'a;
 
 /// What playing a file's sweep points gave: their reports, the trials played, whether the run
 /// completed, and the chunks the reports hold.
