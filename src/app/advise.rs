@@ -123,22 +123,7 @@ pub fn advise(opts: &AdviseOptions) -> Result<Advised, Error> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new(RESULTS_DIR).join(&set.name).join(ADVICE_DIR));
-    let meta = RunMeta {
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        scenario: set.name.clone(),
-        scenario_hash: format!("{:016x}", set.hash),
-        method: "exact".into(),
-        seed: set.seed(),
-        trials_requested: 0,
-        sweep_points: set.variants.len(),
-        trials_played: 0,
-        chunk_size: 0,
-        threads: 1,
-        shard: "0/1".into(),
-        wall_seconds: wall,
-        trials_per_second: 0.0,
-        complete: true,
-    };
+    let meta = exact_meta(&set, wall);
     let advice = output::tables::advice_csv(&set.name, &set.param_names, &rows);
     let dir = write_files(&claim(&dir)?, &report, &meta, vec![("advice.csv", advice)])?;
     let states: usize = arms.iter().map(|a| a.advice.states).sum();

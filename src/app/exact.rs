@@ -42,22 +42,7 @@ pub fn exact(opts: &ExactOptions) -> Result<PathBuf, Error> {
         source,
     })?;
     let wall = start.elapsed().as_secs_f64();
-    let meta = RunMeta {
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        scenario: set.name.clone(),
-        scenario_hash: format!("{:016x}", set.hash),
-        method: "exact".into(),
-        seed: set.seed(),
-        trials_requested: 0,
-        sweep_points: set.variants.len(),
-        trials_played: 0,
-        chunk_size: 0,
-        threads: 1,
-        shard: "0/1".into(),
-        wall_seconds: wall,
-        trials_per_second: 0.0,
-        complete: true,
-    };
+    let meta = exact_meta(&set, wall);
     write_files(&claim(&dir)?, &report, &meta, Vec::new())
 }
 

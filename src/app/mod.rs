@@ -317,6 +317,26 @@ fn write_files(
     Ok(claim.named().to_path_buf())
 }
 
+/// run.json of tables the exact engine computed for `set` in `wall` seconds.
+fn exact_meta(set: &ScenarioSet, wall: f64) -> RunMeta {
+    RunMeta {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        scenario: set.name.clone(),
+        scenario_hash: format!("{:016x}", set.hash),
+        method: "exact".into(),
+        seed: set.seed(),
+        trials_requested: 0,
+        sweep_points: set.variants.len(),
+        trials_played: 0,
+        chunk_size: 0,
+        threads: 1,
+        shard: "0/1".into(),
+        wall_seconds: wall,
+        trials_per_second: 0.0,
+        complete: true,
+    }
+}
+
 /// Claims a results folder for a run (see [`output::Claim`]); a folder another run holds is
 /// refused.
 fn claim(dir: &Path) -> Result<output::Claim, Error> {

@@ -88,6 +88,7 @@ impl<'t, T: Trial> Worker<'t, T> {
     /// arms all end at leaves is counted by its leaves, per arm and per pair of arms compared,
     /// and expanded at the end of the chunk; one with an arm played in full goes to the
     /// column batch as a row.
+    ///
     /// Returns false when `stop` cut the chunk short: what it counted is then forgotten.
     fn play_arms(
         &mut self,
