@@ -14,7 +14,7 @@ pub mod raw;
 mod validate;
 
 pub use error::ScenarioError;
-pub use overrides::{parse_setting, Setting};
+pub use overrides::{parse_setting, Setting, MAX_SWEEP_POINTS};
 
 use crate::config::limits::{read_text, MAX_FILE_BYTES};
 use crate::dice::{Amount, DiceTest};
@@ -460,8 +460,12 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
         Some('G' | 'B') => (&t[..t.len() - 1], 1e9),
         _ => (t.as_str(), 1.0),
     };
-    let bad =
-        || format!("\"{text}\" is not a count; expected a whole number such as 1000000, 1e6 or 1M");
+    let bad = || {
+        format!(
+            "{} is not a count; expected a whole number such as 1000000, 1e6 or 1M",
+            crate::config::suggest::quoted(text)
+        )
+    };
     if let (Ok(n), 1.0) = (number.parse::<u64>(), scale) {
         return Ok(n);
     }
