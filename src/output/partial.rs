@@ -374,7 +374,7 @@ pub fn merge(parts: &[(PathBuf, PartFile)]) -> Result<(Report, PartBody), MergeE
             listed.push(format!("and {} more", missing - MISSING_LISTED));
         }
         return Err(MergeError::Coverage(format!(
-            "{missing} shard(s) missing: {}; merge needs all {count} shards of the run",
+            "shards missing: {}; merge needs all {count} shards of the run",
             listed.join(", ")
         )));
     }
