@@ -136,7 +136,10 @@ fn trials(text: &str) -> Result<u64, String> {
 fn threads(text: &str) -> Result<u64, String> {
     match text.trim().parse::<u64>() {
         Ok(t) if (1..=4096).contains(&t) => Ok(t),
-        _ => Err(format!("{} must be a whole number from 1 to 4096", quoted(text))),
+        _ => Err(format!(
+            "{} must be a whole number from 1 to 4096",
+            quoted(text)
+        )),
     }
 }
 

@@ -95,7 +95,10 @@ fn mutate(rng: &mut SplitMix, input: &[u8], others: &[Vec<u8>]) -> Vec<u8> {
                 let other = &others[rng.below(others.len())];
                 let lines: Vec<&[u8]> = other.split(|&c| c == b'\n').collect();
                 let line = lines[rng.below(lines.len())];
-                let to = b[..at].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+                let to = b[..at]
+                    .iter()
+                    .rposition(|&c| c == b'\n')
+                    .map_or(0, |i| i + 1);
                 let mut piece = line.to_vec();
                 piece.push(b'\n');
                 b.splice(to..to, piece);
@@ -142,19 +145,29 @@ fn drive(name: &str, seeds: &[Vec<u8>], target: fn(&[u8]) -> bool) -> Vec<Vec<u8
     }
     // The rest were refused: a harness whose inputs are all refused, or all accepted, would
     // test little.
-    eprintln!("{name}: {} inputs, {accepted} accepted, 0 panics", iterations());
-    assert!(accepted > 0 && accepted < iterations(), "{name}: {accepted} accepted");
+    eprintln!(
+        "{name}: {} inputs, {accepted} accepted, 0 panics",
+        iterations()
+    );
+    assert!(
+        accepted > 0 && accepted < iterations(),
+        "{name}: {accepted} accepted"
+    );
     sample
 }
 
 fn shipped_configs() -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
     files.sort();
-    files.into_iter().map(|p| (p.clone(), std::fs::read(p).unwrap())).collect()
+    files
+        .into_iter()
+        .map(|p| (p.clone(), std::fs::read(p).unwrap()))
+        .collect()
 }
 
 fn rollcall(args: &[&str]) -> Option<i32> {
@@ -188,8 +201,9 @@ fn mutated_scenarios_are_loaded_or_refused_never_panicked_on() {
 #[test]
 #[ignore = "about a minute; run by .ci/run"]
 fn mutated_card_sets_are_loaded_or_refused_never_panicked_on() {
-    let set = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cards/seed-set.toml"))
-        .unwrap();
+    let set =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cards/seed-set.toml"))
+            .unwrap();
     drive("cards", &[set], targets::cards);
 }
 
@@ -226,7 +240,14 @@ fn mutated_shard_parts_are_merged_or_refused_never_panicked_on() {
     ] {
         let out = tmp.path().join(seeds.len().to_string());
         let status = rollcall(&[
-            "run", config, "--trials", trials, "--shard", "0/1", "--quiet", "--out",
+            "run",
+            config,
+            "--trials",
+            trials,
+            "--shard",
+            "0/1",
+            "--quiet",
+            "--out",
             out.to_str().unwrap(),
         ]);
         assert_eq!(status, Some(0), "{config}");
@@ -242,7 +263,12 @@ fn mutated_shard_parts_are_merged_or_refused_never_panicked_on() {
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(&file, &input[1..]).unwrap();
         let out = tmp.path().join(format!("m{i}"));
-        let status = rollcall(&["merge", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let status = rollcall(&[
+            "merge",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
         assert!(
             matches!(status, Some(0 | 2)),
             "merge of mutated part {i} exited {status:?}"

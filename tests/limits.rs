@@ -27,7 +27,12 @@ fn s(p: &Path) -> &str {
 fn refused(args: &[&str], says: &[&str]) -> String {
     let out = rollcall(args);
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(2), "{}", &stderr[..stderr.len().min(SHORT)]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        &stderr[..stderr.len().min(SHORT)]
+    );
     assert!(stderr.len() <= SHORT, "message of {} bytes", stderr.len());
     for word in says {
         assert!(stderr.contains(word), "expected {word:?} in: {stderr}");
@@ -141,7 +146,10 @@ fn many_missing_shards_make_a_short_message() {
         &[&dir.join("shard-0-of-100000.json")],
         &out,
         // The first ten missing shards are named, the other 99,989 counted.
-        &["shards missing: 1/100000, 2/100000", "10/100000, and 99989 more"],
+        &[
+            "shards missing: 1/100000, 2/100000",
+            "10/100000, and 99989 more",
+        ],
     );
 }
 
@@ -158,7 +166,11 @@ fn forged_parts_with_a_matching_checksum_are_refused_not_panicked_on() {
         v["shard_count"] = 3.into();
         v["shard_index"] = 7.into();
     });
-    merge_refused(&[&a3, &b7], &out, &["shard index 7 must be below the shard count 3"]);
+    merge_refused(
+        &[&a3, &b7],
+        &out,
+        &["shard index 7 must be below the shard count 3"],
+    );
 
     // Histogram offsets of +-9e18: each part's values are far beyond what any sum can hold.
     let high = forge(&a, &dir("hi"), |v| {
@@ -173,17 +185,25 @@ fn forged_parts_with_a_matching_checksum_are_refused_not_panicked_on() {
     let huge = forge(&a, &dir("count"), |v| {
         histogram(v, "wardens.restored")["counts"] = serde_json::json!([u64::MAX])
     });
-    merge_refused(&[&huge, &b], &out, &["wardens.restored", "18446744073709551615"]);
+    merge_refused(
+        &[&huge, &b],
+        &out,
+        &["wardens.restored", "18446744073709551615"],
+    );
 
     // A forged trials_played.
-    let played = forge(&a, &dir("played"), |v| v["trials_played"] = 123_456_789.into());
+    let played = forge(&a, &dir("played"), |v| {
+        v["trials_played"] = 123_456_789.into()
+    });
     merge_refused(&[&played, &b], &out, &["trials_played is 123456789"]);
 
     // Counts that agree with each other but not with the shard's share of the trials: 140,000
     // trials are 3 chunks, and shard 0/2 plays chunks [0, 3 * 1 / 2) = chunk 0, 65,536 trials.
     let fewer = forge(&a, &dir("fewer"), |v| {
         v["trials_played"] = 1.into();
-        let metrics = v["report"]["variants"][0]["metrics"].as_array_mut().unwrap();
+        let metrics = v["report"]["variants"][0]["metrics"]
+            .as_array_mut()
+            .unwrap();
         for m in metrics {
             m["histogram"] = serde_json::json!({ "offset": 0, "counts": [1] });
         }
@@ -260,7 +280,15 @@ fn a_sweep_grid_beyond_the_limit_is_refused_before_its_points_are_built() {
     );
     let out = tmp.path().join("out");
     refused(
-        &["run", s(&three), "--trials", "10", "--quiet", "--out", s(&out)],
+        &[
+            "run",
+            s(&three),
+            "--trials",
+            "10",
+            "--quiet",
+            "--out",
+            s(&out),
+        ],
         &["100 x 100 x 100", "10000"],
     );
     assert!(!out.exists());
@@ -291,7 +319,15 @@ fn a_huge_volley_is_refused_and_one_within_the_limit_costs_nothing_until_it_shoo
     let edge = tmp.path().join("edge.toml");
     std::fs::write(&edge, armed(10_000, 1)).unwrap();
     let out = tmp.path().join("out");
-    succeeds(&["run", s(&edge), "--trials", "1000", "--quiet", "--out", s(&out)]);
+    succeeds(&[
+        "run",
+        s(&edge),
+        "--trials",
+        "1000",
+        "--quiet",
+        "--out",
+        s(&out),
+    ]);
 }
 
 // ---- Item 4: histograms by number of values, not by span -----------------------------------
@@ -344,12 +380,18 @@ fn damage_in_millions_is_counted_by_value_and_matches_the_binomial() {
         })
         .collect();
     assert!(rows.len() <= 11, "{rows:?}");
-    assert!(rows.iter().all(|&(v, _)| v % 1_000_000 == 0 && (0..=10_000_000).contains(&v)));
+    assert!(rows
+        .iter()
+        .all(|&(v, _)| v % 1_000_000 == 0 && (0..=10_000_000).contains(&v)));
     let n: u64 = rows.iter().map(|&(_, c)| c).sum();
     assert_eq!(n, 20_000);
     let mean = rows.iter().map(|&(v, c)| v as f64 * c as f64).sum::<f64>() / n as f64;
     let se = (2.5e12f64 / n as f64).sqrt();
-    assert!((mean - 5e6).abs() < 5.0 * se, "mean {mean}, 5 SE = {}", 5.0 * se);
+    assert!(
+        (mean - 5e6).abs() < 5.0 * se,
+        "mean {mean}, 5 SE = {}",
+        5.0 * se
+    );
 }
 
 #[test]
@@ -429,7 +471,12 @@ fn a_key_path_of_eight_thousand_parts_is_refused_not_a_stack_overflow() {
 #[test]
 fn the_largest_trial_count_is_refused_with_the_allowed_maximum() {
     refused(
-        &["run", "configs/rally.toml", "--trials", "18446744073709551615"],
+        &[
+            "run",
+            "configs/rally.toml",
+            "--trials",
+            "18446744073709551615",
+        ],
         &["18446744073709551615 trials", "9223372036854775807"],
     );
 }
@@ -437,17 +484,28 @@ fn the_largest_trial_count_is_refused_with_the_allowed_maximum() {
 #[cfg(unix)]
 #[test]
 fn an_endless_or_huge_scenario_is_refused_after_a_bounded_read() {
-    refused(&["check", "/dev/zero"], &["/dev/zero", "larger than 4194304 bytes"]);
+    refused(
+        &["check", "/dev/zero"],
+        &["/dev/zero", "larger than 4194304 bytes"],
+    );
     let tmp = tempfile::tempdir().unwrap();
     let big = tmp.path().join("big.toml");
     std::fs::write(&big, format!("# {}\n", "x".repeat(5 << 20))).unwrap();
-    refused(&["check", s(&big)], &["big.toml", "larger than 4194304 bytes"]);
+    refused(
+        &["check", s(&big)],
+        &["big.toml", "larger than 4194304 bytes"],
+    );
 }
 
 #[test]
 fn toml_after_a_line_break_in_a_setting_is_refused_not_dropped() {
     refused(
-        &["run", "configs/rally.toml", "--set", "unit.wardens.alive=4\nbogus = 1"],
+        &[
+            "run",
+            "configs/rally.toml",
+            "--set",
+            "unit.wardens.alive=4\nbogus = 1",
+        ],
         &["line break", "one line"],
     );
 }
@@ -459,7 +517,11 @@ fn long_values_are_quoted_clipped() {
     let long = "x".repeat(100_000);
     // A 100 KB scenario name and unit id: refused, quoted in part.
     let name = tmp.path().join("name.toml");
-    std::fs::write(&name, text.replace("name = \"rally\"", &format!("name = \"{long}\""))).unwrap();
+    std::fs::write(
+        &name,
+        text.replace("name = \"rally\"", &format!("name = \"{long}\"")),
+    )
+    .unwrap();
     refused(&["check", s(&name)], &["scenario.name", "1 to 64"]);
     let id = tmp.path().join("id.toml");
     std::fs::write(&id, text.replace("\"wardens\"", &format!("\"{long}\""))).unwrap();
@@ -471,10 +533,16 @@ fn long_values_are_quoted_clipped() {
         &["100000 bytes long", "at most 65536 bytes"],
     );
     let value = format!("unit.wardens.resolve={}", &long[..60_000]);
-    refused(&["run", "configs/rally.toml", "--set", &value], &["bad dice test"]);
+    refused(
+        &["run", "configs/rally.toml", "--set", &value],
+        &["bad dice test"],
+    );
     let key = format!("unit.wardens.{long}=1");
     refused(&["run", "configs/rally.toml", "--set", &key], &["key path"]);
-    refused(&["run", "configs/rally.toml", "--threads", &long], &["1 to 4096"]);
+    refused(
+        &["run", "configs/rally.toml", "--threads", &long],
+        &["1 to 4096"],
+    );
 }
 
 #[test]

@@ -28,7 +28,8 @@ pub fn cards(data: &[u8]) -> bool {
     }
     let file = dir.join("game.toml");
     // Decks of cards the shipped set defines, so that a set the mutation left whole loads.
-    let game = "[scenario]\nname = \"fuzz\"\n[cards]\nset = \"set.toml\"\ncards_per_turn = 2\nturns = 3\n\
+    let game =
+        "[scenario]\nname = \"fuzz\"\n[cards]\nset = \"set.toml\"\ncards_per_turn = 2\nturns = 3\n\
                 [cards.players.A]\nplays = \"random\"\nhand_size = 3\n\
                 deck = [\"campement\", \"banniere\", \"maitrise\", \"eclair\", \"epee\"]\n\
                 [cards.players.B]\nplays = \"random\"\nhand_size = 3\n\

@@ -10,8 +10,8 @@
 use super::data::*;
 use super::orderings;
 use crate::config::keys::{check_text, names};
-use crate::config::suggest::{hint, quoted, unknown_id, unknown_value};
 use crate::config::limits::{read_text, MAX_FILE_BYTES, MAX_NAME};
+use crate::config::suggest::{hint, quoted, unknown_id, unknown_value};
 use crate::config::{
     array, boolean, integer, is_identifier, known_keys, one_of, shown, string, table, At,
     ConfigError, Key, Shape,

@@ -191,7 +191,11 @@ pub fn check(part: &PartFile) -> Result<(), String> {
     for (i, v) in r.variants.iter().enumerate() {
         let n = check_point(v, r.param_names.len()).map_err(|e| format!("sweep point {i}: {e}"))?;
         let n = n.unwrap_or(per_point);
-        let fits = if b.complete { n == per_point } else { n <= per_point };
+        let fits = if b.complete {
+            n == per_point
+        } else {
+            n <= per_point
+        };
         if !fits {
             return Err(format!(
                 "sweep point {i} counts {n} trials, but shard {}/{} of {} trials plays {per_point}{}",

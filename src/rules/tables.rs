@@ -30,8 +30,8 @@ impl CountTables {
     /// The draw of successes among `count` tests (`count` at most the `max_count` built for).
     pub fn get(&self, count: u32) -> &SuccessCount {
         let count = count as usize;
-        self.blocks[count / BLOCK]
-            .get_or_init(|| (0..BLOCK).map(|_| OnceLock::new()).collect())[count % BLOCK]
+        self.blocks[count / BLOCK].get_or_init(|| (0..BLOCK).map(|_| OnceLock::new()).collect())
+            [count % BLOCK]
             .get_or_init(|| SuccessCount::new(count as u32, self.p))
     }
 }

@@ -335,7 +335,12 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
     };
     keys::check(file, text)?;
     let raw: RawFile = toml::from_str(text).map_err(syntax)?;
-    validate::sizes(&error::Context { file: file.to_string() }, &raw)?;
+    validate::sizes(
+        &error::Context {
+            file: file.to_string(),
+        },
+        &raw,
+    )?;
     let written: toml::Table = toml::from_str(text).map_err(syntax)?;
     let mut value = written.clone();
     for setting in settings {

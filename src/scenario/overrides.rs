@@ -349,29 +349,47 @@ mod tests {
     fn a_sweep_grid_may_have_up_to_the_limit_of_points() {
         let values = |n: usize| format!("[{}]", vec!["1"; n].join(", "));
         // 100 x 100 = 10,000 points: allowed, and built.
-        let t = table(&format!("[sweep]\na = {}\nb = {}\n", values(100), values(100)));
+        let t = table(&format!(
+            "[sweep]\na = {}\nb = {}\n",
+            values(100),
+            values(100)
+        ));
         assert_eq!(sweep_grid(&t).unwrap().points.len(), MAX_SWEEP_POINTS);
         // 100 x 101: refused, naming the list lengths.
-        let t = table(&format!("[sweep]\na = {}\nb = {}\n", values(100), values(101)));
+        let t = table(&format!(
+            "[sweep]\na = {}\nb = {}\n",
+            values(100),
+            values(101)
+        ));
         let (key, problem) = sweep_grid(&t).err().unwrap();
         assert_eq!(key, "sweep");
-        assert!(problem.contains("100 x 101") && problem.contains("10000"), "{problem}");
+        assert!(
+            problem.contains("100 x 101") && problem.contains("10000"),
+            "{problem}"
+        );
         // A product beyond usize is refused, not wrapped.
-        let keys: String = (0..20).map(|i| format!("k{i} = {}\n", values(100))).collect();
+        let keys: String = (0..20)
+            .map(|i| format!("k{i} = {}\n", values(100)))
+            .collect();
         assert!(sweep_grid(&table(&format!("[sweep]\n{keys}"))).is_err());
     }
 
     #[test]
     fn settings_are_one_bounded_line_on_a_bounded_path() {
         let parts = |n: usize| vec!["a"; n].join(".");
-        assert_eq!(split_path(&parts(MAX_KEY_PARTS)).unwrap().len(), MAX_KEY_PARTS);
+        assert_eq!(
+            split_path(&parts(MAX_KEY_PARTS)).unwrap().len(),
+            MAX_KEY_PARTS
+        );
         let e = split_path(&parts(MAX_KEY_PARTS + 1)).unwrap_err();
         assert!(e.contains("at most 32 parts"), "{e}");
         assert!(split_path(&"a".repeat(MAX_KEY_BYTES + 1)).is_err());
         let at_limit = format!("scenario.name=\"{}\"", "n".repeat(MAX_VALUE_BYTES - 2));
         assert!(parse_setting(&at_limit).is_ok());
         let over = format!("scenario.name=\"{}\"", "n".repeat(MAX_VALUE_BYTES - 1));
-        assert!(parse_setting(&over).unwrap_err().contains("at most 65536 bytes"));
+        assert!(parse_setting(&over)
+            .unwrap_err()
+            .contains("at most 65536 bytes"));
         for text in ["unit.a.alive=4\nbogus = 1", "unit.a.alive=4\r\nx=1"] {
             let e = parse_setting(text).unwrap_err();
             assert!(e.contains("line break after \"4\""), "{e}");

@@ -100,18 +100,18 @@ impl Histogram {
             self.clone_from(other);
             return;
         }
-        if !self.sparse.is_empty() || !other.sparse.is_empty() || self.spans_wide(lo, hi) {
-            self.make_sparse();
-            for (value, count) in other.iter() {
-                *self.sparse.entry(value).or_insert(0) += count;
+        if self.sparse.is_empty() && other.sparse.is_empty() && !self.spans_wide(lo, hi) {
+            // Both sides are trimmed, so the union's extremes are nonzero: no trimming needed.
+            self.cover(lo, hi);
+            let start = index_distance(self.offset, other.offset);
+            for (cell, &c) in self.counts[start..].iter_mut().zip(&other.counts) {
+                *cell += c;
             }
             return;
         }
-        // Both sides are trimmed, so the union's extremes are nonzero: no trimming needed.
-        self.cover(lo, hi);
-        let start = index_distance(self.offset, other.offset);
-        for (cell, &c) in self.counts[start..].iter_mut().zip(&other.counts) {
-            *cell += c;
+        self.make_sparse();
+        for (value, count) in other.iter() {
+            *self.sparse.entry(value).or_insert(0) += count;
         }
     }
 
@@ -215,8 +215,10 @@ impl Histogram {
     /// True when storing `lo..=hi` beside the values held would span [`DENSE_SPAN`] or more;
     /// `self` must be nonempty.
     fn spans_wide(&self, lo: i64, hi: i64) -> bool {
-        let (Some(min), Some(max)) = (self.min(), self.max()) else {
-            return false;
+        let (min, max) = match self.sparse.first_key_value() {
+            Some((&min, _)) => (min, self.max().unwrap_or(min)),
+            None if self.counts.is_empty() => return false,
+            None => (self.offset, self.value_at(self.counts.len() - 1)),
         };
         let span = i128::from(hi.max(max)) - i128::from(lo.min(min));
         span >= i128::from(DENSE_SPAN)
@@ -572,11 +574,17 @@ pub(crate) mod tests {
         // One more value makes the span DENSE_SPAN: sparse from then on.
         h.add(span);
         assert!(h.is_sparse());
-        assert_eq!(h.iter().collect::<Vec<_>>(), [(0, 1), (span - 1, 1), (span, 1)]);
+        assert_eq!(
+            h.iter().collect::<Vec<_>>(),
+            [(0, 1), (span - 1, 1), (span, 1)]
+        );
         // Extremes a whole i64 range apart take two cells.
         let mut far = from_values(&[i64::MIN, i64::MAX, i64::MIN]);
         assert!(far.is_sparse());
-        assert_eq!(far.iter().collect::<Vec<_>>(), [(i64::MIN, 2), (i64::MAX, 1)]);
+        assert_eq!(
+            far.iter().collect::<Vec<_>>(),
+            [(i64::MIN, 2), (i64::MAX, 1)]
+        );
         assert_eq!((far.min(), far.max()), (Some(i64::MIN), Some(i64::MAX)));
         assert_eq!((far.count(i64::MIN), far.count(0)), (2, 0));
         far.add_count(7, 0);
@@ -628,7 +636,10 @@ pub(crate) mod tests {
             for &v in &values {
                 *by_value.entry(v).or_insert(0u64) += 1;
             }
-            assert_eq!(whole.iter().collect::<Vec<_>>(), by_value.into_iter().collect::<Vec<_>>());
+            assert_eq!(
+                whole.iter().collect::<Vec<_>>(),
+                by_value.into_iter().collect::<Vec<_>>()
+            );
         }
     }
 
