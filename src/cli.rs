@@ -2,7 +2,9 @@
 //! No rules here: only spelling, ranges and defaults of flags.
 
 use crate::app::{AdviseOptions, ExactOptions, RunOptions};
+use crate::config::suggest::quoted;
 use crate::engine::Shard;
+use crate::output::partial::MAX_SHARDS;
 use crate::scenario::{parse_count, parse_setting, Setting};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -168,9 +170,15 @@ impl RunArgs {
     }
 }
 
+/// The same range as `scenario.trials` in a file (a TOML integer), so the count is recorded
+/// as given.
 fn trials(text: &str) -> Result<u64, String> {
     match parse_count(text)? {
         0 => Err("0 trials: give at least 1".into()),
+        n if n > i64::MAX as u64 => Err(format!(
+            "{n} trials is more than the most allowed, {}",
+            i64::MAX
+        )),
         n => Ok(n),
     }
 }
@@ -178,7 +186,10 @@ fn trials(text: &str) -> Result<u64, String> {
 fn threads(text: &str) -> Result<u64, String> {
     match text.trim().parse::<u64>() {
         Ok(t) if (1..=4096).contains(&t) => Ok(t),
-        _ => Err(format!("\"{text}\" must be a whole number from 1 to 4096")),
+        _ => Err(format!(
+            "{} must be a whole number from 1 to 4096",
+            quoted(text)
+        )),
     }
 }
 
@@ -187,7 +198,8 @@ fn seed(text: &str) -> Result<u64, String> {
     match text.trim().parse::<u64>() {
         Ok(s) if s <= i64::MAX as u64 => Ok(s),
         _ => Err(format!(
-            "\"{text}\" must be a whole number from 0 to {}",
+            "{} must be a whole number from 0 to {}",
+            quoted(text),
             i64::MAX
         )),
     }
@@ -201,7 +213,8 @@ fn precision(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(format!(
-            "\"{text}\" must be a number greater than 0, e.g. 0.001"
+            "{} must be a number greater than 0, e.g. 0.001",
+            quoted(text)
         )),
     }
 }
@@ -218,11 +231,16 @@ fn checkpoint(text: &str) -> Result<std::time::Duration, String> {
 }
 
 fn shard(text: &str) -> Result<Shard, String> {
-    let bad = || format!("\"{text}\" must be I/N with 0 <= I < N, e.g. 0/4");
+    let bad = || {
+        format!(
+            "{} must be I/N with 0 <= I < N <= {MAX_SHARDS}, e.g. 0/4",
+            quoted(text)
+        )
+    };
     let (i, n) = text.split_once('/').ok_or_else(bad)?;
     let index: u64 = i.trim().parse().map_err(|_| bad())?;
     let count: u64 = n.trim().parse().map_err(|_| bad())?;
-    if count == 0 || index >= count {
+    if count == 0 || count > MAX_SHARDS || index >= count {
         return Err(bad());
     }
     Ok(Shard { index, count })

@@ -8,7 +8,17 @@ use rollcall::cli::{Cli, CommandLine};
 use std::sync::atomic::Ordering;
 
 fn main() {
-    let cli = Cli::parse();
+    // clap quotes a bad argument whole; a long one is clipped like every other message.
+    let cli = Cli::try_parse().unwrap_or_else(|e| {
+        if !e.use_stderr() {
+            e.exit();
+        }
+        eprintln!(
+            "{}",
+            rollcall::config::suggest::clip_message(e.to_string().trim_end())
+        );
+        std::process::exit(e.exit_code());
+    });
     let code = match cli.command {
         CommandLine::Run(args) => {
             let opts = args.into_options();

@@ -37,7 +37,13 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<PathBuf, Error> {
     let (report, body) = partial::merge(&parts)?;
     let claim = claim(out)?;
     let wall: f64 = parts.iter().map(|(_, p)| p.wall_seconds).sum();
-    let played: u64 = parts.iter().map(|(_, p)| p.body.trials_played).sum();
+    // Each part's count was checked; their sum is checked too.
+    let played = parts
+        .iter()
+        .try_fold(0u64, |n, (_, p)| n.checked_add(p.body.trials_played))
+        .ok_or_else(|| {
+            Error::Usage("the parts' trials played add up to more than a 64-bit count".into())
+        })?;
     let meta = RunMeta {
         version: body.version.clone(),
         scenario: body.scenario.clone(),
@@ -48,7 +54,9 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<PathBuf, Error> {
         sweep_points: report.variants.len(),
         trials_played: played,
         chunk_size: body.chunk_size,
-        threads: parts.iter().map(|(_, p)| p.threads).sum(),
+        threads: parts
+            .iter()
+            .fold(0usize, |n, (_, p)| n.saturating_add(p.threads)),
         shard: format!("merged/{}", body.shard_count),
         wall_seconds: wall,
         trials_per_second: if wall > 0.0 {

@@ -10,6 +10,7 @@
 use super::data::*;
 use super::orderings;
 use crate::config::keys::{check_text, names};
+use crate::config::limits::{read_text, MAX_FILE_BYTES, MAX_NAME};
 use crate::config::suggest::{hint, quoted, unknown_id, unknown_value};
 use crate::config::{
     array, boolean, integer, is_identifier, known_keys, one_of, shown, string, table, At,
@@ -187,7 +188,7 @@ fn drafts(at: &At, v: &Value) -> Result<Vec<Draft>> {
         let id = string(&at_i.child("id"), id, "a card id such as \"campement\"")?;
         if !is_identifier(id) {
             return Err(at_i.child("id").err(format!(
-                "{} must be letters, digits, '_' or '-' (it names metrics such as A.<id>.resolved)",
+                "{} must be 1 to {MAX_NAME} letters, digits, '_' or '-' (it names metrics such as A.<id>.resolved)",
                 quoted(id)
             )));
         }
@@ -266,7 +267,7 @@ fn set_file(scenario: &At, v: &Value) -> Result<Vec<Draft>> {
         .unwrap_or(Path::new(""))
         .join(name);
     let shown_path = path.display().to_string();
-    let text = std::fs::read_to_string(&path).map_err(|e| {
+    let text = read_text(&path, MAX_FILE_BYTES).map_err(|e| {
         at.err(format!(
             "cannot read the card set {} at {shown_path}: {e}; the path is relative to the scenario file's folder",
             quoted(name)

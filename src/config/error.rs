@@ -1,7 +1,7 @@
 //! The one error type of configuration: each names the file, the line or key path, the bad
 //! value and what is allowed.
 
-use super::suggest::clip_line;
+use super::suggest::{clip_line, clip_message};
 use std::fmt;
 
 /// Why a configuration file (a scenario, its `[cards]`, a card set) could not be loaded.
@@ -87,7 +87,9 @@ impl Place {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::Read { file, problem } => write!(f, "{file}: cannot read: {problem}"),
+            ConfigError::Read { file, problem } => {
+                write!(f, "{file}: cannot read: {}", clip_message(problem))
+            }
             ConfigError::Syntax { file, message } => {
                 // The parser quotes the offending line and value in full: clip long lines.
                 let lines: Vec<String> = message.trim_end().lines().map(clip_line).collect();
@@ -98,7 +100,12 @@ impl fmt::Display for ConfigError {
                 key,
                 problem,
                 place: None,
-            } => write!(f, "{file}: key `{}`: {problem}", clip_line(key)),
+            } => write!(
+                f,
+                "{file}: key `{}`: {}",
+                clip_line(key),
+                clip_message(problem)
+            ),
             ConfigError::Invalid {
                 file,
                 key,
@@ -109,10 +116,11 @@ impl fmt::Display for ConfigError {
                 let pad = " ".repeat(number.len());
                 write!(
                     f,
-                    "{file}: line {}, column {}: key `{}`: {problem}\n{pad} |\n{number} | {}\n{pad} | {}{}",
+                    "{file}: line {}, column {}: key `{}`: {}\n{pad} |\n{number} | {}\n{pad} | {}{}",
                     p.line,
                     p.column,
                     clip_line(key),
+                    clip_message(problem),
                     p.text,
                     " ".repeat(p.caret),
                     "^".repeat(p.width)
@@ -122,7 +130,12 @@ impl fmt::Display for ConfigError {
                 file,
                 setting,
                 problem,
-            } => write!(f, "{file}: setting `{}`: {problem}", clip_line(setting)),
+            } => write!(
+                f,
+                "{file}: setting `{}`: {}",
+                clip_line(setting),
+                clip_message(problem)
+            ),
         }
     }
 }

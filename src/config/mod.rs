@@ -9,11 +9,13 @@
 //!   (`table`, `string`, `integer`, `one_of`, `known_keys`, ...).
 //! - [`suggest`]: edit distance, "did you mean", lists of allowed names, quoting of values
 //!   (long values are clipped so a message stays readable).
+//! - [`limits`]: the most a file, key path, value or name may hold, and the bounded read.
 //! - [`keys`]: the key tree of a file format, checked against TOML text (with lines) or a
 //!   `--set` key path, so a misspelt key gets a suggestion before serde sees it.
 
 mod error;
 pub mod keys;
+pub mod limits;
 mod path;
 pub mod suggest;
 

@@ -131,9 +131,11 @@ pub fn one_of<T: Copy>(at: &At, v: &Value, what: &str, names: &[(T, &str)]) -> R
         .ok_or_else(|| at.err(unknown_value(what, s, &words)))
 }
 
-/// Letters, digits, `_` and `-`: safe in key paths, metric names and file names.
+/// 1 to [`super::limits::MAX_NAME`] letters, digits, `_` and `-`: safe in key paths, metric
+/// names and file names.
 pub fn is_identifier(s: &str) -> bool {
     !s.is_empty()
+        && s.len() <= super::limits::MAX_NAME
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
@@ -194,5 +196,7 @@ mod tests {
         assert!(!is_identifier(""));
         assert!(!is_identifier("a b"));
         assert!(!is_identifier("a.b"));
+        assert!(is_identifier(&"a".repeat(64)));
+        assert!(!is_identifier(&"a".repeat(65)));
     }
 }

@@ -9,6 +9,8 @@
 pub const MAX_QUOTED: usize = 80;
 /// The longest message line (a parser's quote of the file) shown whole, in characters.
 const MAX_LINE: usize = 160;
+/// The longest problem description shown whole, in characters.
+pub const MAX_MESSAGE: usize = 2000;
 
 /// Edits turning `a` into `b`, by characters: insertions, deletions, substitutions, and swaps
 /// of two neighbours (the optimal string alignment distance), since a swap is one slip of the
@@ -42,6 +44,9 @@ pub fn nearest<'k>(bad: &str, known: &[&'k str]) -> Option<&'k str> {
     let len = bad.chars().count();
     known
         .iter()
+        // Names whose lengths differ by more than two are more than two edits apart: skip
+        // them before the quadratic distance, which a very long name would make slow.
+        .filter(|k| k.chars().count().abs_diff(len) <= 2)
         .map(|k| (distance(bad, k), *k))
         .filter(|&(d, k)| d <= 2 && d < len && d < k.chars().count())
         .min()
@@ -71,12 +76,25 @@ pub fn clip(text: &str) -> String {
 /// A message line clipped in the middle, keeping its start (what is wrong) and its end (what
 /// was expected).
 pub fn clip_line(line: &str) -> String {
-    let chars: Vec<char> = line.chars().collect();
-    if chars.len() <= MAX_LINE {
-        return line.to_string();
+    clip_middle(line, MAX_LINE)
+}
+
+/// A whole problem description clipped in the middle to [`MAX_MESSAGE`] characters, so that no
+/// input (a long list of ids, a long value quoted by a parser) makes an unbounded message.
+pub fn clip_message(text: &str) -> String {
+    clip_middle(text, MAX_MESSAGE)
+}
+
+fn clip_middle(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
     }
-    let head: String = chars[..MAX_LINE * 2 / 3].iter().collect();
-    let tail: String = chars[chars.len() - MAX_LINE / 3..].iter().collect();
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= max {
+        return text.to_string();
+    }
+    let head: String = chars[..max * 2 / 3].iter().collect();
+    let tail: String = chars[chars.len() - max / 3..].iter().collect();
     format!("{head}…{tail}")
 }
 

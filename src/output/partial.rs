@@ -3,11 +3,32 @@
 //!
 //! A part holds integer histograms only, so merging is exact and the merged tables are byte
 //! for byte those of a single run. A checksum over everything but timing catches a part that
-//! was truncated or altered.
+//! was truncated or damaged by accident. It is not a seal: anyone can recompute it, so every
+//! field is also checked for what it claims before anything is allocated or indexed by it
+//! ([`check`]): shard index below shard count, counts that add up to the trials the shard
+//! plays, totals and sums that fit their integers. A hand-edited part is then either refused
+//! or merged into tables as consistent as a real run's; `merge` never panics on any file.
 
-use super::tables::Report;
+use super::tables::{Report, VariantReport};
+use crate::config::suggest::clip;
+use crate::engine::Shard;
+use crate::stats::Histogram;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+
+/// The largest part file read, in bytes.
+pub const MAX_PART_BYTES: u64 = 256 << 20;
+/// The most shards a run may be cut into (`--shard I/N`, and a part's `shard_count`).
+pub const MAX_SHARDS: u64 = 100_000;
+/// The most sweep points a part may hold (as many as a scenario's `[sweep]` grid may have).
+pub const MAX_POINTS: usize = crate::scenario::MAX_SWEEP_POINTS;
+/// The most metric and comparison rows one sweep point of a part may hold.
+pub const MAX_ROWS: usize = 1 << 20;
+/// The most distinct choices one sweep point of a part may hold (a card game enumerating
+/// orderings has the most arms).
+pub const MAX_CHOICES: usize = 4_096;
+/// Shards listed by name in a "shards missing" message; the rest are counted.
+const MISSING_LISTED: usize = 10;
 
 /// Names the file layout; bump when it changes.
 pub const FORMAT: &str = "rollcall-partial/1";
@@ -77,31 +98,179 @@ pub enum MergeError {
     Coverage(String),
 }
 
-/// Reads and checks one part.
+/// Reads and checks one part: at most [`MAX_PART_BYTES`] bytes are read.
 pub fn read(path: &Path) -> Result<PartFile, MergeError> {
-    let bytes = std::fs::read(path).map_err(|e| MergeError::Read {
+    let read_error = |problem: String| MergeError::Read {
         file: path.to_path_buf(),
-        problem: e.to_string(),
-    })?;
+        problem,
+    };
+    let file = std::fs::File::open(path).map_err(|e| read_error(e.to_string()))?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, MAX_PART_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| read_error(e.to_string()))?;
+    if bytes.len() as u64 > MAX_PART_BYTES {
+        return Err(read_error(format!(
+            "larger than {MAX_PART_BYTES} bytes, the most a partial-results file may hold"
+        )));
+    }
+    parse(&bytes, path)
+}
+
+/// Parses and checks one part's bytes; `path` names it in messages.
+pub fn parse(bytes: &[u8], path: &Path) -> Result<PartFile, MergeError> {
     let corrupt = |problem: String| MergeError::Corrupt {
         file: path.to_path_buf(),
         problem,
     };
-    let part: PartFile = serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?;
+    let part: PartFile = serde_json::from_slice(bytes)
+        .map_err(|e| corrupt(crate::config::suggest::clip_message(&e.to_string())))?;
     if part.body.format != FORMAT {
         return Err(corrupt(format!(
-            "format \"{}\", expected \"{FORMAT}\"",
-            part.body.format
+            "format {}, expected \"{FORMAT}\"",
+            crate::config::suggest::quoted(&part.body.format)
         )));
     }
     let expected = checksum(&part.body);
     if part.checksum != expected {
         return Err(corrupt(format!(
             "checksum {} does not match its contents ({expected})",
-            part.checksum
+            crate::config::suggest::quoted(&part.checksum)
         )));
     }
+    check(&part).map_err(corrupt)?;
     Ok(part)
+}
+
+/// Checks every field of a part against what it claims, before anything uses it: a part that
+/// passes can be indexed, summed and laid out as tables without overflow or panic.
+pub fn check(part: &PartFile) -> Result<(), String> {
+    let b = &part.body;
+    if !(1..=MAX_SHARDS).contains(&b.shard_count) {
+        return Err(format!(
+            "shard count {} must be from 1 to {MAX_SHARDS}",
+            b.shard_count
+        ));
+    }
+    if b.shard_index >= b.shard_count {
+        return Err(format!(
+            "shard index {} must be below the shard count {}",
+            b.shard_index, b.shard_count
+        ));
+    }
+    if b.trials == 0 || b.chunk_size == 0 {
+        return Err(format!(
+            "trials {} and chunk size {} must be at least 1",
+            b.trials, b.chunk_size
+        ));
+    }
+    if !(part.wall_seconds.is_finite() && part.wall_seconds >= 0.0) {
+        return Err(format!(
+            "wall time {} must be a number of seconds, 0 or more",
+            part.wall_seconds
+        ));
+    }
+    let r = &b.report;
+    if r.variants.len() > MAX_POINTS {
+        return Err(format!(
+            "{} sweep points, more than the most allowed, {MAX_POINTS}",
+            r.variants.len()
+        ));
+    }
+    // The trials this shard plays at each sweep point: those of its chunks.
+    let shard = Shard {
+        index: b.shard_index,
+        count: b.shard_count,
+    };
+    let chunks = shard.chunks(b.trials.div_ceil(b.chunk_size));
+    let start = |chunk: u64| (u128::from(chunk) * u128::from(b.chunk_size)).min(b.trials.into());
+    let per_point = (start(chunks.end) - start(chunks.start)) as u64;
+    // Every trial plays every sweep point: each point counts the trials played.
+    for (i, v) in r.variants.iter().enumerate() {
+        let n = check_point(v, r.param_names.len()).map_err(|e| format!("sweep point {i}: {e}"))?;
+        let n = n.unwrap_or(b.trials_played);
+        let fits = if b.complete {
+            n == per_point
+        } else {
+            n <= per_point
+        };
+        if !fits {
+            return Err(format!(
+                "sweep point {i} counts {n} trials, but shard {}/{} of {} trials plays {per_point}{}",
+                b.shard_index,
+                b.shard_count,
+                b.trials,
+                if b.complete { "" } else { " at most" }
+            ));
+        }
+        if n != b.trials_played {
+            return Err(format!(
+                "trials_played is {}, but sweep point {i} counts {n} trials",
+                b.trials_played
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks one sweep point's shape and histograms; returns the trials its histograms count
+/// (all equal), `None` when it has none.
+fn check_point(v: &VariantReport, params: usize) -> Result<Option<u64>, String> {
+    if v.params.len() != params {
+        return Err(format!(
+            "{} parameter values for {params} sweep parameters",
+            v.params.len()
+        ));
+    }
+    if v.metrics.len() + v.comparisons.len() > MAX_ROWS {
+        return Err(format!(
+            "{} metrics and comparisons, more than the most allowed, {MAX_ROWS}",
+            v.metrics.len() + v.comparisons.len()
+        ));
+    }
+    let mut choices: Vec<&str> = v.metrics.iter().map(|m| m.choice.as_str()).collect();
+    choices.sort_unstable();
+    choices.dedup();
+    if choices.len() > MAX_CHOICES {
+        return Err(format!(
+            "{} choices, more than the most allowed, {MAX_CHOICES}",
+            choices.len()
+        ));
+    }
+    let histograms = v
+        .metrics
+        .iter()
+        .map(|m| (&m.metric, &m.histogram))
+        .chain(v.comparisons.iter().map(|c| (&c.metric, &c.differences)));
+    let mut trials: Option<(u64, &String)> = None;
+    for (name, h) in histograms {
+        let shown = crate::config::suggest::quoted(name);
+        let total = h
+            .checked_total()
+            .ok_or_else(|| format!("metric {shown}: counts overflow a 64-bit total"))?;
+        if sums_overflow(h) {
+            return Err(format!(
+                "metric {shown}: values too large to sum exactly (the sum of squares exceeds 128 bits)"
+            ));
+        }
+        match trials {
+            None => trials = Some((total, name)),
+            Some((t, first)) if t != total => {
+                return Err(format!(
+                    "metric {} counts {t} trials but metric {shown} counts {total}; every metric counts every trial",
+                    crate::config::suggest::quoted(first)
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(trials.map(|(t, _)| t))
+}
+
+fn sums_overflow(h: &Histogram) -> bool {
+    h.checked_sums().is_none()
 }
 
 /// Checks that the parts belong to one run and cover each of its shards exactly once, then
@@ -114,14 +283,23 @@ pub fn merge(parts: &[(PathBuf, PartFile)]) -> Result<(Report, PartBody), MergeE
     };
     let a = &first.body;
     let count = a.shard_count;
+    // Every part passed `check`: count is at most MAX_SHARDS and each index is below its count.
+    if count > MAX_SHARDS {
+        return Err(MergeError::Mismatch {
+            file: first_path.clone(),
+            problem: format!("shard count {count} must be from 1 to {MAX_SHARDS}"),
+        });
+    }
     let mut seen: Vec<Option<&Path>> = vec![None; count as usize];
     for (path, part) in parts {
         let b = &part.body;
         let mismatch = |what: &str, theirs: String, ours: String| MergeError::Mismatch {
             file: path.clone(),
             problem: format!(
-                "{what} is {theirs} but {} has {ours}; parts of one run must agree",
-                first_path.display()
+                "{what} is {} but {} has {}; parts of one run must agree",
+                clip(&theirs),
+                first_path.display(),
+                clip(&ours)
             ),
         };
         let checks: [(&str, String, String); 9] = [
@@ -166,7 +344,12 @@ pub fn merge(parts: &[(PathBuf, PartFile)]) -> Result<(Report, PartBody), MergeE
                 ),
             });
         }
-        let slot = &mut seen[b.shard_index as usize];
+        let Some(slot) = seen.get_mut(b.shard_index as usize) else {
+            return Err(MergeError::Mismatch {
+                file: path.clone(),
+                problem: format!("shard index {} must be below {count}", b.shard_index),
+            });
+        };
         if let Some(other) = slot {
             return Err(MergeError::Mismatch {
                 file: path.clone(),
@@ -179,16 +362,21 @@ pub fn merge(parts: &[(PathBuf, PartFile)]) -> Result<(Report, PartBody), MergeE
         }
         *slot = Some(path);
     }
-    let missing: Vec<String> = seen
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.is_none())
-        .map(|(i, _)| format!("{i}/{count}"))
-        .collect();
-    if !missing.is_empty() {
+    let missing = seen.iter().filter(|s| s.is_none()).count();
+    if missing > 0 {
+        let mut listed: Vec<String> = seen
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_none())
+            .take(MISSING_LISTED)
+            .map(|(i, _)| format!("{i}/{count}"))
+            .collect();
+        if missing > MISSING_LISTED {
+            listed.push(format!("and {} more", missing - MISSING_LISTED));
+        }
         return Err(MergeError::Coverage(format!(
             "shards missing: {}; merge needs all {count} shards of the run",
-            missing.join(", ")
+            listed.join(", ")
         )));
     }
     let mut report = a.report.clone();
@@ -197,6 +385,19 @@ pub fn merge(parts: &[(PathBuf, PartFile)]) -> Result<(Report, PartBody), MergeE
             file: path.clone(),
             problem,
         })?;
+    }
+    // Each part's sums fit; their union may not, when values are near the i64 limits.
+    let merged = report.variants.iter().flat_map(|v| {
+        v.metrics
+            .iter()
+            .map(|m| &m.histogram)
+            .chain(v.comparisons.iter().map(|c| &c.differences))
+    });
+    if merged.into_iter().any(sums_overflow) {
+        return Err(MergeError::Coverage(
+            "the merged values are too large to sum exactly (the sum of squares exceeds 128 bits)"
+                .into(),
+        ));
     }
     Ok((report, a.clone()))
 }

@@ -14,8 +14,9 @@ pub mod raw;
 mod validate;
 
 pub use error::ScenarioError;
-pub use overrides::{parse_setting, Setting};
+pub use overrides::{parse_setting, Setting, MAX_SWEEP_POINTS};
 
+use crate::config::limits::{read_text, MAX_FILE_BYTES};
 use crate::dice::{Amount, DiceTest};
 use crate::rules::geometry::{Battlefield, Point};
 use raw::RawFile;
@@ -356,9 +357,9 @@ impl ScenarioSet {
 /// Reads and validates a scenario file, applying `settings` (`--set`) before validation.
 pub fn load(path: &Path, settings: &[Setting]) -> Result<ScenarioSet, ScenarioError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Read {
+    let text = read_text(path, MAX_FILE_BYTES).map_err(|problem| ScenarioError::Read {
         file: file.clone(),
-        problem: e.to_string(),
+        problem,
     })?;
     parse(&text, &file, settings)
 }
@@ -371,7 +372,13 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
         message: e.to_string(),
     };
     keys::check(file, text)?;
-    let _: RawFile = toml::from_str(text).map_err(syntax)?;
+    let raw: RawFile = toml::from_str(text).map_err(syntax)?;
+    validate::sizes(
+        &error::Context {
+            file: file.to_string(),
+        },
+        &raw,
+    )?;
     let written: toml::Table = toml::from_str(text).map_err(syntax)?;
     let mut value = written.clone();
     for setting in settings {
@@ -496,8 +503,12 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
         Some('G' | 'B') => (&t[..t.len() - 1], 1e9),
         _ => (t.as_str(), 1.0),
     };
-    let bad =
-        || format!("\"{text}\" is not a count; expected a whole number such as 1000000, 1e6 or 1M");
+    let bad = || {
+        format!(
+            "{} is not a count; expected a whole number such as 1000000, 1e6 or 1M",
+            crate::config::suggest::quoted(text)
+        )
+    };
     if let (Ok(n), 1.0) = (number.parse::<u64>(), scale) {
         return Ok(n);
     }
@@ -521,9 +532,9 @@ fn hashed_bytes(value: &toml::Table, file: &str) -> Vec<u8> {
         .and_then(|s| s.as_str());
     if let Some(set) = set {
         let folder = Path::new(file).parent().unwrap_or(Path::new(""));
-        if let Ok(text) = std::fs::read(folder.join(set)) {
+        if let Ok(text) = read_text(&folder.join(set), MAX_FILE_BYTES) {
             bytes.extend_from_slice(b"\n# card set\n");
-            bytes.extend_from_slice(&text);
+            bytes.extend_from_slice(text.as_bytes());
         }
     }
     bytes

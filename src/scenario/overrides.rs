@@ -4,6 +4,7 @@
 //! `unit.wardens.alive` is the `alive` key of the `[[unit]]` whose id is `wardens`, and
 //! `step.step2.round` is the second `[[step]]` when steps carry no ids.
 
+use crate::config::limits::{MAX_KEY_BYTES, MAX_KEY_PARTS, MAX_VALUE_BYTES};
 use crate::config::suggest::{clip, hint, list, quoted};
 use std::fmt;
 
@@ -32,7 +33,8 @@ impl fmt::Display for Setting {
 
 /// Parses `key.path=value`. The value is read as a TOML value (`4`, `true`, `"d6>=3"`,
 /// `[1, 2]`); anything that is not valid TOML is taken as a string, so `resolve=d6>=3` works
-/// without shell-quoted quotes.
+/// without shell-quoted quotes. A value is one line of at most [`MAX_VALUE_BYTES`] bytes: a
+/// line break would let more TOML ride along with it.
 pub fn parse_setting(text: &str) -> Result<Setting, String> {
     let Some((key, value)) = text.split_once('=') else {
         return Err(format!(
@@ -42,9 +44,24 @@ pub fn parse_setting(text: &str) -> Result<Setting, String> {
     };
     let path =
         split_path(key.trim()).map_err(|problem| format!("--set {}: {problem}", quoted(text)))?;
+    let value = value.trim();
+    if value.len() > MAX_VALUE_BYTES {
+        return Err(format!(
+            "--set {}: the value is {} bytes long; a value may hold at most {MAX_VALUE_BYTES} bytes",
+            quoted(text),
+            value.len()
+        ));
+    }
+    if let Some(at) = value.find(['\n', '\r']) {
+        return Err(format!(
+            "--set {}: the value has a line break after {}; a value is one line (put further keys in their own --set)",
+            quoted(text),
+            quoted(&value[..at])
+        ));
+    }
     Ok(Setting {
         path,
-        value: parse_value(value.trim()),
+        value: parse_value(value),
     })
 }
 
@@ -52,6 +69,13 @@ pub fn parse_setting(text: &str) -> Result<Setting, String> {
 /// element of a list (0-based), is read as `name.#<i+1>`, the element's 1-based name, so a key
 /// path copied from a message can be set.
 pub(super) fn split_path(key: &str) -> Result<Vec<String>, String> {
+    // Checked before splitting: a deep path would build as many nested tables.
+    if key.len() > MAX_KEY_BYTES || key.split('.').nth(MAX_KEY_PARTS).is_some() {
+        return Err(format!(
+            "key path {} is too long; a key path has at most {MAX_KEY_PARTS} parts and {MAX_KEY_BYTES} bytes",
+            quoted(key)
+        ));
+    }
     let mut path = Vec::new();
     for part in key.split('.').map(str::trim) {
         if part.is_empty() {
@@ -79,6 +103,8 @@ pub(super) fn split_path(key: &str) -> Result<Vec<String>, String> {
 }
 
 fn parse_value(text: &str) -> toml::Value {
+    // One line, so the table can hold no key but `v` (a comment after the value is dropped, as
+    // in a file).
     toml::from_str::<toml::Table>(&format!("v = {text}"))
         .ok()
         .and_then(|mut t| t.remove("v"))
@@ -175,6 +201,9 @@ fn element_id(item: &toml::Value, array_key: &str, index: usize) -> String {
     }
 }
 
+/// The most points a `[sweep]` grid may have.
+pub const MAX_SWEEP_POINTS: usize = 10_000;
+
 /// The points of a `[sweep]` grid, first key outermost.
 pub struct Grid {
     pub names: Vec<String>,
@@ -196,6 +225,24 @@ pub fn sweep_grid(root: &toml::Table) -> Result<Grid, (String, String)> {
             "must be a table of key path = [values]".into(),
         ));
     };
+    // The grid's size, checked before any point is built: a few short lists multiply fast.
+    let size = sweep.values().try_fold(1usize, |n, values| {
+        n.checked_mul(values.as_array().map_or(1, Vec::len))
+            .filter(|&n| n <= MAX_SWEEP_POINTS)
+    });
+    if size.is_none() {
+        let lengths: Vec<String> = sweep
+            .values()
+            .map(|v| v.as_array().map_or(1, Vec::len).to_string())
+            .collect();
+        return Err((
+            "sweep".into(),
+            format!(
+                "the grid has {} points, more than the most allowed, {MAX_SWEEP_POINTS}; sweep fewer keys or values, or split the sweep over several files",
+                clip(&lengths.join(" x "))
+            ),
+        ));
+    }
     let mut names = Vec::new();
     let mut points: Vec<Vec<Setting>> = vec![Vec::new()];
     for (key, values) in sweep {
@@ -296,6 +343,62 @@ mod tests {
         assert!(parse_setting("unit..alive=3")
             .unwrap_err()
             .contains("empty part"));
+    }
+
+    #[test]
+    fn a_sweep_grid_may_have_up_to_the_limit_of_points() {
+        let values = |n: usize| format!("[{}]", vec!["1"; n].join(", "));
+        // 100 x 100 = 10,000 points: allowed, and built.
+        let t = table(&format!(
+            "[sweep]\na = {}\nb = {}\n",
+            values(100),
+            values(100)
+        ));
+        assert_eq!(sweep_grid(&t).unwrap().points.len(), MAX_SWEEP_POINTS);
+        // 100 x 101: refused, naming the list lengths.
+        let t = table(&format!(
+            "[sweep]\na = {}\nb = {}\n",
+            values(100),
+            values(101)
+        ));
+        let (key, problem) = sweep_grid(&t).err().unwrap();
+        assert_eq!(key, "sweep");
+        assert!(
+            problem.contains("100 x 101") && problem.contains("10000"),
+            "{problem}"
+        );
+        // A product beyond usize is refused, not wrapped.
+        let keys: String = (0..20)
+            .map(|i| format!("k{i} = {}\n", values(100)))
+            .collect();
+        assert!(sweep_grid(&table(&format!("[sweep]\n{keys}"))).is_err());
+    }
+
+    #[test]
+    fn settings_are_one_bounded_line_on_a_bounded_path() {
+        let parts = |n: usize| vec!["a"; n].join(".");
+        assert_eq!(
+            split_path(&parts(MAX_KEY_PARTS)).unwrap().len(),
+            MAX_KEY_PARTS
+        );
+        let e = split_path(&parts(MAX_KEY_PARTS + 1)).unwrap_err();
+        assert!(e.contains("at most 32 parts"), "{e}");
+        assert!(split_path(&"a".repeat(MAX_KEY_BYTES + 1)).is_err());
+        let at_limit = format!("scenario.name=\"{}\"", "n".repeat(MAX_VALUE_BYTES - 2));
+        assert!(parse_setting(&at_limit).is_ok());
+        let over = format!("scenario.name=\"{}\"", "n".repeat(MAX_VALUE_BYTES - 1));
+        assert!(parse_setting(&over)
+            .unwrap_err()
+            .contains("at most 65536 bytes"));
+        for text in ["unit.a.alive=4\nbogus = 1", "unit.a.alive=4\r\nx=1"] {
+            let e = parse_setting(text).unwrap_err();
+            assert!(e.contains("line break after \"4\""), "{e}");
+        }
+        // A comment after the value is no key, as in a file.
+        assert_eq!(
+            parse_setting("unit.a.alive=4 # four").unwrap().value,
+            toml::Value::Integer(4)
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use super::{
     Unit, Weapon,
 };
 use crate::config::is_identifier;
+use crate::config::limits::MAX_NAME;
 use crate::config::suggest::{clip, quoted, unknown_id, unknown_value};
 use crate::dice::{Amount, DiceTest};
 use crate::rules::geometry::{overlaps, Battlefield, Point, Rect};
@@ -17,6 +18,43 @@ const DEFAULT_TRIALS: u64 = 1_000_000;
 const DEFAULT_SIDE: f64 = 48.0;
 /// Large enough for any real army, small enough that the exact engine's tables stay small.
 const MAX_UNIT_SIZE: i64 = 100_000;
+
+/// The most `[[unit]]`s a scenario may have: Shoot keeps tables per shooter and target.
+pub const MAX_UNITS: usize = 256;
+/// The most `[[choice]]`s: compare.csv has a row per pair of them.
+pub const MAX_CHOICES: usize = 64;
+/// The most `[[step]]`s in the file or in one choice.
+pub const MAX_STEPS: usize = 10_000;
+/// The most attacks one volley may roll: a unit's size times the most attacks one model rolls.
+/// Shoot's tables hold one entry per possible count of attacks.
+pub const MAX_VOLLEY: u64 = 10_000;
+
+/// Checks the lengths of the file's lists before anything is built per element.
+pub(super) fn sizes(ctx: &Context, raw: &RawFile) -> Result<()> {
+    let too_many = |key: &str, n: usize, max: usize| {
+        ctx.invalid(
+            key,
+            format!("the file has {n}, more than the most allowed, {max}"),
+        )
+    };
+    if raw.unit.len() > MAX_UNITS {
+        return Err(too_many("unit", raw.unit.len(), MAX_UNITS));
+    }
+    if raw.choice.len() > MAX_CHOICES {
+        return Err(too_many("choice", raw.choice.len(), MAX_CHOICES));
+    }
+    if raw.step.len() > MAX_STEPS {
+        return Err(too_many("step", raw.step.len(), MAX_STEPS));
+    }
+    if let Some(c) = raw.choice.iter().find(|c| c.steps.len() > MAX_STEPS) {
+        return Err(too_many(
+            &format!("choice.{}.steps", clip(&c.id)),
+            c.steps.len(),
+            MAX_STEPS,
+        ));
+    }
+    Ok(())
+}
 
 pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
     let name = name(ctx, &raw.scenario.name)?;
@@ -135,7 +173,10 @@ pub(super) fn choice_id(ctx: &Context, choices: &[RawChoice], i: usize) -> Resul
     if !is_identifier(id) {
         return Err(ctx.invalid(
             key,
-            format!("{} must be letters, digits, '_' or '-'", quoted(id)),
+            format!(
+                "{} must be 1 to {MAX_NAME} letters, digits, '_' or '-'",
+                quoted(id)
+            ),
         ));
     }
     if choices[..i].iter().any(|p| p.id == *id) {
@@ -156,7 +197,7 @@ fn name(ctx: &Context, name: &str) -> Result<String> {
         return Err(ctx.invalid(
             "scenario.name",
             format!(
-                "{} must be letters, digits, '_', '-' or '.' (it names the results folder)",
+                "{} must be 1 to {MAX_NAME} letters, digits, '_', '-' or '.' (it names the results folder)",
                 quoted(name)
             ),
         ));
@@ -312,7 +353,7 @@ fn unit(ctx: &Context, raw: &RawUnit, field: &Battlefield) -> Result<Unit> {
         return Err(ctx.invalid(
             "unit.id",
             format!(
-                "{} must be letters, digits, '_' or '-' (it names metrics such as <id>.alive)",
+                "{} must be 1 to {MAX_NAME} letters, digits, '_' or '-' (it names metrics such as <id>.alive)",
                 quoted(&raw.id)
             ),
         ));
@@ -356,7 +397,20 @@ fn unit(ctx: &Context, raw: &RawUnit, field: &Battlefield) -> Result<Unit> {
     let weapon = match &raw.weapon {
         None => None,
         Some(w) => Some(Weapon {
-            attacks: amount(ctx, &key("weapon.attacks"), &w.attacks, 0, MAX_ATTACKS)?,
+            attacks: {
+                let attacks = amount(ctx, &key("weapon.attacks"), &w.attacks, 0, MAX_ATTACKS)?;
+                let volley = u64::from(size) * u64::from(attacks.max());
+                if volley > MAX_VOLLEY {
+                    return Err(ctx.invalid(
+                        key("weapon.attacks"),
+                        format!(
+                            "a volley of size = {size} models rolling up to {} attacks each is {volley} attacks, more than the most allowed, {MAX_VOLLEY}",
+                            attacks.max()
+                        ),
+                    ));
+                }
+                attacks
+            },
             hit: dice(ctx, &key("weapon.hit"), &w.hit)?,
             damage: match &w.damage {
                 None => Amount::Fixed(1),
@@ -569,7 +623,10 @@ pub(super) fn steps(
         if !is_identifier(&id) {
             return Err(ctx.invalid(
                 format!("{list_key}[{i}].id"),
-                format!("{} must be letters, digits, '_' or '-'", quoted(&id)),
+                format!(
+                    "{} must be 1 to {MAX_NAME} letters, digits, '_' or '-'",
+                    quoted(&id)
+                ),
             ));
         }
         if steps.iter().any(|p| p.id == id) {

@@ -2,9 +2,10 @@
 //! [`Hit`] and by [`Save`] kind, the table of failed defense tests its attacks cause. It reads
 //! only the scenario, so the plan can hold it without depending on the rule that uses it.
 
-use crate::dice::{Amount, Fraction, SuccessCount};
+use crate::dice::{Amount, DiceTest, Fraction, SuccessCount};
 use crate::rules::tables::CountTables;
-use crate::scenario::{Scenario, Unit};
+use crate::scenario::Scenario;
+use std::sync::OnceLock;
 
 /// How an attack is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,8 +31,17 @@ pub struct Prepared {
     pub(super) attacks: Amount,
     pub(super) damage: Amount,
     pub(super) range: f64,
-    /// By target: the count of failed defense tests its attacks cause.
-    wounds: Vec<ByKind>,
+    /// The most attacks one volley rolls: every model of the unit rolling its most.
+    volley: u32,
+    /// By hit kind: the chance that one attack hits.
+    hit: [Fraction; 2],
+    /// By save kind: the bonus to the defense test.
+    bonus: [i32; 2],
+    /// By target: its defense test.
+    defense: Vec<Option<DiceTest>>,
+    /// By target, made when the unit first shoots it: the count of failed defense tests its
+    /// attacks cause. Units a unit never shoots cost nothing.
+    wounds: Vec<OnceLock<ByKind>>,
 }
 
 impl Prepared {
@@ -40,34 +50,20 @@ impl Prepared {
         let u = &scenario.units[unit];
         let w = u.weapon.as_ref()?;
         let options = &scenario.options;
-        let attacks = u.size * w.attacks.max();
-        let hit = |kind: Hit| match kind {
-            Hit::Normal => w.hit.probability(),
-            Hit::CoveringFire => w
-                .hit
-                .with_bonus(options.covering_fire_hit_modifier)
-                .probability(),
-        };
-        let bonus = |kind: Save| match kind {
-            Save::Normal => 0,
-            Save::Defending => options.defend_bonus,
-        };
-        let wounds = scenario
-            .units
-            .iter()
-            .map(|target| {
-                [Hit::Normal, Hit::CoveringFire].map(|h| {
-                    [Save::Normal, Save::Defending].map(|s| {
-                        CountTables::new(wound_probability(hit(h), target, bonus(s)), attacks)
-                    })
-                })
-            })
-            .collect();
         Some(Prepared {
             attacks: w.attacks.clone(),
             damage: w.damage.clone(),
             range: w.range,
-            wounds,
+            volley: u.size * w.attacks.max(),
+            hit: [
+                w.hit.probability(),
+                w.hit
+                    .with_bonus(options.covering_fire_hit_modifier)
+                    .probability(),
+            ],
+            bonus: [0, options.defend_bonus],
+            defense: scenario.units.iter().map(|t| t.defense.clone()).collect(),
+            wounds: scenario.units.iter().map(|_| OnceLock::new()).collect(),
         })
     }
 
@@ -79,11 +75,21 @@ impl Prepared {
         save: Save,
         attacks: u32,
     ) -> &SuccessCount {
-        let by_hit = &self.wounds[target][match hit {
+        let by_kind = self.wounds[target].get_or_init(|| {
+            let defense = self.defense[target].as_ref();
+            [0, 1].map(|h| {
+                [0, 1].map(|s| {
+                    CountTables::new(
+                        wound_probability(self.hit[h], defense, self.bonus[s]),
+                        self.volley,
+                    )
+                })
+            })
+        });
+        by_kind[match hit {
             Hit::Normal => 0,
             Hit::CoveringFire => 1,
-        }];
-        by_hit[match save {
+        }][match save {
             Save::Normal => 0,
             Save::Defending => 1,
         }]
@@ -94,8 +100,8 @@ impl Prepared {
 /// The chance that one attack hits and its defense test (taken with `bonus`) fails. Hits are
 /// Binomial(attacks, p_hit) and failed tests Binomial(hits, 1 - p_save) given the hits, so
 /// failed tests are Binomial(attacks, p_hit * (1 - p_save)): one draw instead of two.
-fn wound_probability(hit: Fraction, target: &Unit, bonus: i32) -> Fraction {
-    let Some(defense) = &target.defense else {
+fn wound_probability(hit: Fraction, defense: Option<&DiceTest>, bonus: i32) -> Fraction {
+    let Some(defense) = defense else {
         return hit;
     };
     let fail = defense.with_bonus(bonus).probability().one_minus();
