@@ -45,8 +45,13 @@ fn spawn(dir: &Path, args: &[&str]) -> Child {
 }
 
 fn interrupt(child: &Child) {
+    signal(child, "INT");
+}
+
+/// Sends `child` signal `name` (`INT`, `TERM`...).
+fn signal(child: &Child, name: &str) {
     let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{name}"), &child.id().to_string()])
         .status()
         .unwrap();
     assert!(sent.success());
@@ -136,8 +141,9 @@ fn a_killed_or_interrupted_run_resumed_writes_the_tables_of_an_uninterrupted_run
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     run_ok(root, &strs(&duel("full", &["--threads", "2"])));
-    for signal in ["KILL", "INT"] {
-        let out = format!("cut-{signal}");
+    // TERM is what a cluster sends at a job's time limit: it stops the run as Ctrl-C does.
+    for sent in ["KILL", "INT", "TERM"] {
+        let out = format!("cut-{sent}");
         let dir = root.join(&out);
         let mut child = spawn(
             root,
@@ -145,14 +151,14 @@ fn a_killed_or_interrupted_run_resumed_writes_the_tables_of_an_uninterrupted_run
         );
         assert!(
             appears(&mut child, &dir.join("checkpoint.json")),
-            "{signal}: the run ended before its first checkpoint"
+            "{sent}: the run ended before its first checkpoint"
         );
-        match signal {
+        match sent {
             "KILL" => child.kill().unwrap(),
-            _ => interrupt(&child),
+            name => signal(&child, name),
         }
         let status = wait_for(&mut child, Duration::from_secs(60));
-        match signal {
+        match sent {
             "KILL" => {
                 assert_eq!(listing(&dir), vec!["checkpoint.json"], "killed mid-run");
             }
@@ -165,12 +171,12 @@ fn a_killed_or_interrupted_run_resumed_writes_the_tables_of_an_uninterrupted_run
         // Another thread count: results never depend on it.
         let resumed = duel("", &["--threads", "1", "--resume", &out]);
         run_ok(root, &strs(&resumed));
-        assert_same_run(&dir, &root.join("full"), signal);
+        assert_same_run(&dir, &root.join("full"), sent);
         assert_eq!(run_json(&dir)["complete"], true);
     }
     assert_eq!(
         listing(root),
-        vec!["cut-INT", "cut-KILL", "full"],
+        vec!["cut-INT", "cut-KILL", "cut-TERM", "full"],
         "no lock or temporary left beside the folders"
     );
 }
