@@ -107,7 +107,8 @@ while (($#)); do
 done
 
 [[ -n $shards ]] || die "--shards N is required"
-[[ $shards =~ ^[1-9][0-9]{0,6}$ ]] || die "--shards '$shards' must be a whole number from 1 to 9999999"
+[[ $shards =~ ^[1-9][0-9]{0,5}$ ]] && ((shards <= 100000)) ||
+    die "--shards '$shards' must be a whole number from 1 to 100000"
 [[ -n $out ]] || die "--out DIR is required"
 [[ $out != *[[:space:]%]* ]] || die "--out '$out': spaces and % are not allowed in the folder (Slurm log paths)"
 
@@ -169,13 +170,14 @@ fi
 [[ -f $binary && -x $binary ]] || die "--binary '$binary' is not an executable file"
 binary=$(realpath -- "$binary")
 
-# A zero-trial run with exactly the tasks' flags (shard 0 of 2^64-1 owns no chunk): catches a bad
-# file, --set, --trials or --seed here instead of in N failed tasks.
+# A dry run with exactly the tasks' flags as shard 0 of the most shards rollcall takes (100000,
+# which owns no chunk below 6.5e9 trials and one or two above): catches a bad file, --set,
+# --trials or --seed here instead of in N failed tasks.
 if ((check)); then
     scratch=$(mktemp -d)
     trap 'rm -rf -- "$scratch"' EXIT
     if ! msg=$("$binary" run "$file" ${run_flags[@]+"${run_flags[@]}"} \
-        --shard 0/18446744073709551615 --out "$scratch" --quiet 2>&1); then
+        --shard 0/100000 --out "$scratch" --quiet 2>&1); then
         echo "$msg" >&2
         die "the dry check refused this scenario or these flags (see above; --no-check skips it)"
     fi
