@@ -1,26 +1,11 @@
 //! Design arms: `[[choice]]`s with `set`, each validated as its own scenario and played on the
 //! same random numbers as the others. Expected values come from closed forms written here.
 
+mod common;
+
+use common::{ok, rollcall};
 use rollcall::dice::{Fraction, SuccessCount};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn rollcall(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollcall"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn ok(args: &[&str]) {
-    let out = rollcall(args);
-    assert!(
-        out.status.success(),
-        "rollcall {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

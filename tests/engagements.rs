@@ -5,126 +5,26 @@
 
 mod common;
 
-use common::{assert_fits, assert_probability, binomial_pmf, constant, gather, metric, plan};
-use std::collections::BTreeMap;
+use common::shootout::{chain, marginal, shootout, End};
+use common::{assert_fits, assert_probability, constant, gather, metric, plan};
 use std::path::Path;
 use std::process::{Command, Output};
 
-// ---- the law of a shoot-out, from a Markov chain over model counts ----
+// ---- the law of a shoot-out, from the Markov chain over model counts ----
+// (tests/common/shootout.rs; its case done by hand is checked in tests/exact_engagements.rs)
 
-/// Blue and red, `b` and `r` one-HP models on an open field, everything in range: each
-/// activation every model makes one attack hitting with `pb` (blue) or `pr` (red).
-fn shootout(b: u32, r: u32, pb: &str, pr: &str, first: &str, rounds: u32) -> String {
-    format!(
-        r#"
-[scenario]
-name = "shootout"
-[engagement]
-rounds = {rounds}
-first = "{first}"
-[[unit]]
-id = "blue"
-side = "blue"
-size = {b}
-resolve = "d6>=4"
-weapon = {{ attacks = 1, hit = "{pb}", damage = 1, range = 48.0 }}
-formation = {{ kind = "line", x = 10.0, y = 10.0, spacing = 1.5 }}
-orders = [{{ command = "shoot", target = "nearest" }}]
-[[unit]]
-id = "red"
-side = "red"
-size = {r}
-resolve = "d6>=4"
-weapon = {{ attacks = 1, hit = "{pr}", damage = 1, range = 48.0 }}
-formation = {{ kind = "line", x = 10.0, y = 30.0, spacing = 1.5 }}
-orders = [{{ command = "shoot", target = "blue" }}]
-"#
-    )
-}
-
-/// The exact joint law of (blue alive, red alive, rounds begun, blue's volleys), by iterating
-/// the chain: a round begins while both sides have models; in it the first side's volley kills
-/// min(Binomial(its models, p), enemy models), then, if the enemy still stands, the other
-/// side's; `blue_first(round)` says who goes first.
-fn chain(
-    b0: u32,
-    r0: u32,
-    pb: f64,
-    pr: f64,
-    rounds: u32,
-    blue_first: impl Fn(u32) -> bool,
-) -> BTreeMap<(u32, u32, u32, u32), f64> {
-    let mut done: BTreeMap<(u32, u32, u32, u32), f64> = BTreeMap::new();
-    let mut live: BTreeMap<(u32, u32, u32), f64> = BTreeMap::from([((b0, r0, 0), 1.0)]);
-    // A volley by `n` models hitting with `p` at `m` models: the survivors' law.
-    let volley = |n: u32, p: f64, m: u32| -> Vec<(u32, f64)> {
-        binomial_pmf(n, p)
-            .into_iter()
-            .map(|(k, q)| (m.saturating_sub(k as u32), q))
-            .collect()
-    };
-    for round in 1..=rounds {
-        let mut next: BTreeMap<(u32, u32, u32), f64> = BTreeMap::new();
-        for (&(b, r, d), &p) in &live {
-            let (first_is_blue, mut states) = (blue_first(round), vec![((b, r, d), p)]);
-            for turn in 0..2 {
-                let blue_shoots = (turn == 0) == first_is_blue;
-                let mut after = Vec::new();
-                for ((b, r, d), p) in states {
-                    if blue_shoots {
-                        for (r2, q) in volley(b, pb, r) {
-                            after.push(((b, r2, d + 1), p * q));
-                        }
-                    } else {
-                        for (b2, q) in volley(r, pr, b) {
-                            after.push(((b2, r, d), p * q));
-                        }
-                    }
-                }
-                states = Vec::new();
-                for ((b, r, d), p) in after {
-                    if b == 0 || r == 0 {
-                        *done.entry((b, r, round, d)).or_default() += p;
-                    } else {
-                        states.push(((b, r, d), p));
-                    }
-                }
-            }
-            for (s, p) in states {
-                *next.entry(s).or_default() += p;
-            }
-        }
-        live = next;
-    }
-    for ((b, r, d), p) in live {
-        *done.entry((b, r, rounds, d)).or_default() += p;
-    }
-    done
-}
-
-fn marginal(
-    law: &BTreeMap<(u32, u32, u32, u32), f64>,
-    f: impl Fn(u32, u32, u32, u32) -> i64,
-) -> Vec<(i64, f64)> {
-    let mut m: BTreeMap<i64, f64> = BTreeMap::new();
-    for (&(b, r, n, d), &p) in law {
-        *m.entry(f(b, r, n, d)).or_default() += p;
-    }
-    m.into_iter().filter(|&(_, p)| p > 0.0).collect()
-}
-
-/// Whether blue activates first in a round.
-type BlueFirst = fn(u32) -> bool;
-/// A metric's value in a final state (blue alive, red alive, rounds begun, blue's volleys).
-type Reading = fn(u32, u32, u32, u32) -> i64;
+/// The chance that blue activates first in a round.
+type BlueFirst = fn(u32) -> f64;
+/// A metric's value at an end of the chain.
+type Reading = fn(End) -> i64;
 
 #[test]
 fn a_shootout_follows_its_markov_chain() {
     // Blue 3 models hitting on 4+ (1/2), red 2 models hitting on 3+ (2/3), at most 3 rounds.
     let cases: [(&str, BlueFirst, u64); 2] = [
-        ("blue", |_| true, 31),
+        ("blue", |_| 1.0, 31),
         // Alternate: the first unit's side (blue) in round 1, then red, then blue.
-        ("alternate", |round| round % 2 == 1, 32),
+        ("alternate", |round| f64::from(round % 2), 32),
     ];
     for (first, blue_first, seed) in cases {
         let p = plan(&shootout(3, 2, "d6>=4", "d6>=3", first, 3), false);
@@ -135,31 +35,18 @@ fn a_shootout_follows_its_markov_chain() {
         // Every activation of a unit with models declares Shoot: blue's count is its
         // volleys.
         let checks: [(&str, Reading); 6] = [
-            ("blue.alive", |b, _, _, _| b as i64),
-            ("red.alive", |_, r, _, _| r as i64),
-            ("blue.won", |b, r, _, _| i64::from(b > 0 && r == 0)),
-            ("red.won", |b, r, _, _| i64::from(r > 0 && b == 0)),
-            ("engagement.rounds", |_, _, n, _| n as i64),
-            ("blue.declared.shoot", |_, _, _, d| d as i64),
+            ("blue.alive", |(b, ..)| b as i64),
+            ("red.alive", |(_, r, ..)| r as i64),
+            ("blue.won", |(b, r, ..)| i64::from(b > 0 && r == 0)),
+            ("red.won", |(b, r, ..)| i64::from(r > 0 && b == 0)),
+            ("engagement.rounds", |(_, _, n, ..)| n as i64),
+            ("blue.declared.shoot", |(_, _, _, d, _)| d as i64),
         ];
         for (name, f) in checks {
             let what = format!("first = {first}: {name}");
             assert_fits(metric(&p, &g, name), &marginal(&law, f), &what);
         }
     }
-}
-
-#[test]
-fn the_markov_chain_is_right_on_a_case_done_by_hand() {
-    // One blue model hitting on 4+ against one red model hitting always, blue first, one
-    // round: blue wins with 1/2, else red kills it: red wins with 1/2.
-    let mut law = chain(1, 1, 0.5, 1.0, 1, |_| true);
-    law.retain(|_, p| *p > 0.0);
-    assert_eq!(
-        law,
-        BTreeMap::from([((1, 0, 1, 1), 0.5), ((0, 1, 1, 1), 0.5)]),
-        "by hand"
-    );
 }
 
 // ---- conditions and target rules, each deciding the outcome ----

@@ -1,24 +1,9 @@
 //! Sharded runs merged back equal a single run byte for byte; bad sets of parts are refused.
 
+mod common;
+
+use common::{ok, rollcall};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn rollcall(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollcall"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn ok(args: &[&str]) {
-    let out = rollcall(args);
-    assert!(
-        out.status.success(),
-        "rollcall {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

@@ -17,19 +17,8 @@
 
 use crate::output::{Comparison, VariantReport};
 use crate::stats::histogram::Sums;
-use crate::stats::summary::{exact_mean, exact_variance};
+use crate::stats::summary::{exact_variance, mean_of};
 
-/// `sum / n` correctly rounded where both are exact in an `f64` (a single division), so that
-/// 149883 / 100000 prints as `1.49883`; beyond, the statistics module's exact mean, which
-/// keeps the integer part exact for sums too large for an `f64`.
-pub fn mean_of(sum: i128, n: u128) -> f64 {
-    const EXACT: u128 = 1 << 53;
-    if sum.unsigned_abs() <= EXACT && n <= EXACT {
-        sum as f64 / n as f64
-    } else {
-        exact_mean(&Sums { n, sum, sum_sq: 0 })
-    }
-}
 use crate::stats::t_critical_95;
 
 /// Arms up to which the covariance of every pair of arms is gathered (2K² - K difference

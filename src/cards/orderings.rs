@@ -27,8 +27,9 @@
 //! "ordering", named by its script (`obesite>blaspheme`) or `random`.
 
 use super::data::CardIx;
-use super::margins::{mean_of, Margins};
+use super::margins::Margins;
 use crate::output::Report;
+use crate::stats::summary::mean_of;
 use crate::stats::Sums;
 use std::collections::HashSet;
 

@@ -91,13 +91,20 @@ pub(crate) struct Arms {
     /// its leaves counted there).
     alone: Vec<usize>,
     leaves: Vec<LeafCounts>,
-    /// The pairs of arms whose metrics are compared, with their trials counted by pair of
-    /// leaves.
-    arm_pairs: Vec<(usize, usize)>,
-    joint: Vec<PairCounts>,
-    /// Per pair of metrics ([`Trial::pairs`]): its pair of arms, and where each of the two
+    /// The pairs of arms whose metrics are compared.
+    compared: Vec<Compared>,
+}
+
+/// A pair of arms whose metrics are compared, with its trials counted by pair of leaves.
+struct Compared {
+    arms: (usize, usize),
+    counts: PairCounts,
+    /// Its pairs of metrics: the index into [`Trial::pairs`], and where each of the two
     /// metrics sits in its arm's leaf rows.
-    pairs: Vec<(usize, usize, usize)>,
+    metrics: Vec<(usize, usize, usize)>,
+    /// Whether its counts also give the first and the second arm's leaves: each arm's are
+    /// taken once, from the first pair it is in.
+    gives_leaves: (bool, bool),
 }
 
 impl Arms {
@@ -111,24 +118,28 @@ impl Arms {
                 .filter(|m| m.arm == metrics[i].arm)
                 .count()
         };
-        let mut arm_pairs: Vec<(usize, usize)> = Vec::new();
-        let pairs = trial
-            .pairs()
-            .iter()
-            .map(|&(a, b)| {
-                let arms = (metrics[a].arm, metrics[b].arm);
-                let q = arm_pairs
-                    .iter()
-                    .position(|&p| p == arms)
-                    .unwrap_or_else(|| {
-                        arm_pairs.push(arms);
-                        arm_pairs.len() - 1
+        let mut compared: Vec<Compared> = Vec::new();
+        for (i, &(a, b)) in trial.pairs().iter().enumerate() {
+            let arms = (metrics[a].arm, metrics[b].arm);
+            let q = match compared.iter().position(|c| c.arms == arms) {
+                Some(q) => q,
+                None => {
+                    let seen =
+                        |arm: usize| compared.iter().any(|c| c.arms.0 == arm || c.arms.1 == arm);
+                    let gives_leaves = (!seen(arms.0), !seen(arms.1) && arms.0 != arms.1);
+                    compared.push(Compared {
+                        arms,
+                        counts: PairCounts::default(),
+                        metrics: Vec::new(),
+                        gives_leaves,
                     });
-                (q, place(a), place(b))
-            })
-            .collect();
+                    compared.len() - 1
+                }
+            };
+            compared[q].metrics.push((i, place(a), place(b)));
+        }
         let alone = (0..arms)
-            .filter(|&arm| !arm_pairs.iter().any(|&(a, b)| a == arm || b == arm))
+            .filter(|&arm| !compared.iter().any(|c| c.arms.0 == arm || c.arms.1 == arm))
             .collect();
         let block = (BLOCK_VALUES / metrics.len().max(1)).clamp(16, 256);
         Arms {
@@ -140,9 +151,7 @@ impl Arms {
             rows: Vec::new(),
             alone,
             leaves: (0..arms).map(|_| LeafCounts::default()).collect(),
-            joint: arm_pairs.iter().map(|_| PairCounts::default()).collect(),
-            arm_pairs,
-            pairs,
+            compared,
         }
     }
 
@@ -214,10 +223,11 @@ impl Arms {
                 self.leaves[arm].add(ended[t], lane, 1);
             }
         }
-        for (joint, &(a, b)) in self.joint.iter_mut().zip(&self.arm_pairs) {
+        for c in &mut self.compared {
+            let (a, b) = c.arms;
             let (ended_a, ended_b) = (&self.ended[a * block..], &self.ended[b * block..]);
             for t in (0..len).filter(counted) {
-                joint.add(ended_a[t], ended_b[t]);
+                c.counts.add(ended_a[t], ended_b[t]);
             }
         }
     }
@@ -227,35 +237,24 @@ impl Arms {
         for counts in &mut self.leaves {
             counts.drain().for_each(drop);
         }
-        for joint in &mut self.joint {
-            joint.drain().for_each(drop);
+        for c in &mut self.compared {
+            c.counts.drain().for_each(drop);
         }
     }
 
     /// Adds the trials counted to `acc`'s histograms and forgets them.
     pub(crate) fn drain_into(&mut self, trees: &[Tree<'_>], acc: &mut Gathered) {
-        // An arm's leaves are counted once: by the first pair it is in, else alone.
-        for (q, joint) in self.joint.iter_mut().enumerate() {
-            let (a, b) = self.arm_pairs[q];
-            let compared: Vec<(usize, usize, usize)> = (self.pairs.iter().enumerate())
-                .filter(|(_, p)| p.0 == q)
-                .map(|(i, &(_, at_a, at_b))| (i, at_a, at_b))
-                .collect();
-            let first_pair_of =
-                |arm: usize| self.arm_pairs.iter().position(|p| p.0 == arm || p.1 == arm);
-            let (count_a, count_b) = (
-                first_pair_of(a) == Some(q),
-                first_pair_of(b) == Some(q) && a != b,
-            );
-            for ((la, lb), n) in joint.drain() {
-                if count_a {
+        for c in &mut self.compared {
+            let (a, b) = c.arms;
+            for ((la, lb), n) in c.counts.drain() {
+                if c.gives_leaves.0 {
                     self.leaves[a].add(la, 0, n);
                 }
-                if count_b {
+                if c.gives_leaves.1 {
                     self.leaves[b].add(lb, 0, n);
                 }
                 let (row_a, row_b) = (trees[a].row(la), trees[b].row(lb));
-                for &(i, at_a, at_b) in &compared {
+                for &(i, at_a, at_b) in &c.metrics {
                     acc.differences[i].add_count(row_a[at_a] - row_b[at_b], n);
                 }
             }

@@ -144,17 +144,22 @@ fn t_975_series(df: f64) -> f64 {
     Z + (g1 + (g2 + (g3 + g4 / df) / df) / df) / df
 }
 
-/// `sum / n`, split into integer quotient and remainder so the integer part is exact even when
-/// `sum` has more significant digits than an `f64` holds. `n` must be nonzero.
+/// The mean of `sums`; see [`mean_of`].
 pub(crate) fn exact_mean(sums: &Sums) -> f64 {
-    // Below 2^53 both integers are exact doubles and one division rounds correctly: the
-    // shortest text of the mean is then the decimal one (-0.166505, not -0.16650500000000001).
+    mean_of(sums.sum, sums.n)
+}
+
+/// `sum / n` from exact integer sums. Below 2^53 both are exact doubles and one division
+/// rounds correctly, so the shortest text of the mean is the decimal one (`-0.166505`, not
+/// `-0.16650500000000001`); beyond, the integer quotient and remainder keep the integer part
+/// exact. `n` must be nonzero.
+pub fn mean_of(sum: i128, n: u128) -> f64 {
     const EXACT: u128 = 1 << f64::MANTISSA_DIGITS;
-    if sums.sum.unsigned_abs() < EXACT && sums.n < EXACT {
-        return sums.sum as f64 / sums.n as f64;
+    if sum.unsigned_abs() < EXACT && n < EXACT {
+        return sum as f64 / n as f64;
     }
-    let n = sums.n as i128;
-    let (whole, rest) = (sums.sum / n, sums.sum % n);
+    let n = n as i128;
+    let (whole, rest) = (sum / n, sum % n);
     whole as f64 + rest as f64 / n as f64
 }
 

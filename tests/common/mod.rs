@@ -2,6 +2,8 @@
 //! and compare a histogram with an exact pmf within 5 standard errors and by chi-square.
 #![allow(dead_code)]
 
+pub mod shootout;
+
 use rollcall::engine::{self, Gathered, Monitor, RunSpec, Shard, Trial};
 use rollcall::rules::Plan;
 use rollcall::scenario;
@@ -175,6 +177,16 @@ pub fn rollcall(args: &[&str]) -> std::process::Output {
         .args(args)
         .output()
         .expect("binary runs")
+}
+
+/// Runs the binary and requires it to succeed.
+pub fn ok(args: &[&str]) {
+    let out = rollcall(args);
+    assert!(
+        out.status.success(),
+        "rollcall {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Rows of a CSV file as maps from column name to cell.
