@@ -264,9 +264,13 @@ def read_distribution(out_dir, metric):
 class Contender:
     """One row of the table: run(round) returns a dict with at least `seconds`."""
 
-    def __init__(self, group, name, work, units, run, baseline=False):
+    def __init__(self, group, name, work, units, run, baseline=False, exact_mean=None, per_trial=1):
         self.group, self.name, self.work, self.units = group, name, work, units
         self.run, self.baseline = run, baseline
+        # Its own expected mean, when the group's rows answer different questions.
+        self.exact_mean = exact_mean
+        # Work per trial run.json counts: a sweep's trial plays every point.
+        self.per_trial = per_trial
         self.results = []
         self.skip = None  # reason when not available
         self.failed = False
@@ -348,6 +352,68 @@ command = "rally"
     return path, alive
 
 
+def exact_mean_of(ctx, file, metric):
+    """The mean `rollcall exact` gives `metric` (its first row), or None when it refuses."""
+    with tempfile.TemporaryDirectory() as out:
+        done = subprocess.run([ctx.binary, "exact", file, "--out", out], capture_output=True)
+        return float(read_metric(out, metric)["mean"]) if done.returncode == 0 else None
+
+
+def cost_group(ctx, n, threads):
+    """Long scripts, big units and wide sweeps, each timed as a share of the open-field Rally
+    rate in the same run: what the state graph, the geometry and the sweep set-up cost. Each
+    row's mean is checked against `rollcall exact` where it takes the scenario, else against
+    the closed form given here."""
+    rally = os.path.join(ctx.root, "configs", "rally.toml")
+    g = Group(
+        "costs",
+        "long scripts, big units, wide sweeps: rates against open-field Rally (same run)",
+        None,
+        same_question=False,
+    )
+    g.append(
+        Contender(
+            g, f"open-field Rally ({threads} threads)", n["rc"], "trials",
+            lambda r: rollcall_run(ctx, rally, n["rc"], threads, "wardens.restored", r),
+            baseline=True, exact_mean=RALLY_MEAN,
+        )
+    )
+    compare_configs = os.path.join(HERE, "configs")
+    rows = [
+        # (label, file, metric, trials, closed-form mean or None, work per trial)
+        ("6 rounds of volleys (configs/exchange-volleys.toml)",
+         os.path.join(ctx.root, "configs", "exchange-volleys.toml"), "raiders.alive", n["ev"],
+         None, 1),
+        ("12 rounds, volleys and Rallies (configs/exchange-rally.toml)",
+         os.path.join(ctx.root, "configs", "exchange-rally.toml"), "wardens.restored", n["er"],
+         None, 1),
+        # Placement never binds there: restored ~ Binomial(1000, 3/4).
+        ("doubled Rally, 1,000 missing (rally-thousand.toml)",
+         os.path.join(compare_configs, "rally-thousand.toml"), "horde.restored", n["rt"],
+         Fraction(750), 1),
+        # 2,000 attacks, each removing a model with p = 1/2 * 2/3, into 3,000 models.
+        ("2,000 attacks into 3,000 models (volley-large.toml)",
+         os.path.join(compare_configs, "volley-large.toml"), "horde.lost", n["vl"],
+         Fraction(2000, 3), 1),
+        ("1,600 sweep points x 200 trials (rally-grid.toml)",
+         os.path.join(compare_configs, "rally-grid.toml"), "wardens.restored", 200, None, 1600),
+    ]
+    for label, file, metric, trials, closed, per_trial in rows:
+        mean = exact_mean_of(ctx, file, metric)
+        if mean is None and closed is not None:
+            mean = closed
+        g.append(
+            Contender(
+                g, label, trials * per_trial, "trials",
+                lambda r, file=file, trials=trials, metric=metric: rollcall_run(
+                    ctx, file, trials, threads, metric, r
+                ),
+                exact_mean=mean, per_trial=per_trial,
+            )
+        )
+    return g
+
+
 def has_exact(ctx):
     done = subprocess.run([ctx.binary, "exact", "--help"], capture_output=True)
     return done.returncode
@@ -365,11 +431,13 @@ def agreement(group, c, round_index):
     r = c.results[round_index]
     others = {o.name: o.results[round_index] for o in group if o.results and o is not c}
     base = next(o for o in group if o.baseline)
-    exact_mean = group.exact_mean
+    exact_mean = group.exact_mean if group.same_question else c.exact_mean
     if c.units == "trials":  # Monte Carlo
-        zs = [z_score(r, {"mean": float(exact_mean)})]
-        if not c.baseline and base.results and base.skip is None:
+        zs = [z_score(r, {"mean": float(exact_mean)})] if exact_mean is not None else []
+        if group.same_question and not c.baseline and base.results and base.skip is None:
             zs.append(z_score(r, base.results[round_index]))
+        if not zs:
+            return True, None, "no closed form (cost row)"
         z = max(zs)
         return z < Z_MAX, z, None
     if c.name.startswith("icepool"):
@@ -389,9 +457,12 @@ def agreement(group, c, round_index):
 
 
 class Group(list):
-    def __init__(self, short, title, exact_mean):
+    def __init__(self, short, title, exact_mean, same_question=True):
         super().__init__()
         self.short, self.title, self.exact_mean = short, title, exact_mean
+        # False when the rows are different scenarios timed against one baseline: their
+        # means are then checked against their own exact means, not the baseline's.
+        self.same_question = same_question
 
 
 def fmt_count(x):
@@ -475,10 +546,10 @@ def main():
 
     if args.quick:
         sizes = dict(rc=1e7, rc1=5e6, np=2e6, py=2e4, rcm=2e6, npm=2e6, ms=(50, 200), mc=1e5,
-                     rcc=2e6, npc=1e6)
+                     rcc=2e6, npc=1e6, ev=2e6, er=2e5, rt=1e5, vl=200)
     else:
         sizes = dict(rc=1e9, rc1=5e8, np=1e8, py=1e6, rcm=1e8, npm=5e7, ms=(200, 1000), mc=1e6,
-                     rcc=2e8, npc=2e7)
+                     rcc=2e8, npc=2e7, ev=2e7, er=2e6, rt=1e6, vl=2000)
     if args.rollcall_trials:
         sizes["rc"] = args.rollcall_trials
         sizes["rc1"] = args.rollcall_trials / 2
@@ -566,6 +637,8 @@ def main():
         )
         groups.append(g)
 
+    groups.append(cost_group(ctx, n, threads))
+
     print("rollcall whole-program comparison")
     for line in machine(ctx):
         print(line)
@@ -624,7 +697,7 @@ def main():
             cpu = statistics.median(x["cpu_seconds"] for x in c.results)
             peak = max(x["peak_kib"] for x in c.results) / 1024
             if c.units == "trials":
-                work = c.results[0]["trials"]
+                work = c.results[0]["trials"] * c.per_trial
                 rate = fmt_rate(work / med)
                 # Against an exact baseline a Monte Carlo run answers a different question.
                 speed = (work / med) / (base.work / base_t) if base.units == "trials" else None
@@ -665,6 +738,15 @@ def main():
     if ("Rally", many) in rate and ("composite", many) in rate:
         print(f"  composite rate / open-field Rally rate ({threads} threads): "
               f"{rate[('composite', many)] / rate[('Rally', many)]:.1%}")
+    costs = next((g for g in groups if g.short == "costs"), None)
+    base = costs and next((c for c in costs if c.baseline and c.results), None)
+    if base:
+        base_rate = base.work / statistics.median(x["seconds"] for x in base.results)
+        for c in costs:
+            if c.results and not c.baseline:
+                secs = statistics.median(x["seconds"] for x in c.results)
+                share = base_rate / (c.results[0]["trials"] * c.per_trial / secs)
+                print(f"  {c.name}: 1/{share:,.0f} of the open-field Rally rate")
     print()
     print("per-round seconds (round 1..N):")
     for g in groups:
