@@ -22,7 +22,7 @@ use crate::rules::engagement::policy::still_to_activate;
 use crate::rules::engagement::Policy;
 use crate::rules::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use crate::scenario::{Command, Engagement, First, Until};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Options of equal value up to this relative difference are tied.
 const TIE: f64 = 1e-12;
@@ -415,6 +415,8 @@ pub fn advise(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Advice, Failed> {
     }
     let mut value = vec![0.0; g.nodes * sides];
     let mut policy = Policy::default();
+    // What each moment was advised, to catch moments whose states differ only in layouts.
+    let mut advised: HashMap<crate::rules::engagement::Moment, (usize, usize)> = HashMap::new();
     // Per node shown, its options' values for the deciding side.
     let mut options: BTreeMap<usize, Vec<OptionValue>> = BTreeMap::new();
     let mut sum = vec![0.0; sides];
@@ -447,7 +449,23 @@ pub fn advise(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Advice, Failed> {
                     .iter()
                     .position(|v| v[side] >= top - tie)
                     .unwrap_or(0);
-                policy.insert(m.clone(), *i, node.branches[pick].option);
+                let option = node.branches[pick].option;
+                if let Some(&before) = advised.get(m) {
+                    if before != (*i, option) {
+                        return Err(fail(
+                            Why {
+                                order: Some((*unit, *i)),
+                                reason: "the best option depends on where models stand, which \
+                                         the advice's moments (counts, restrictions, tokens) \
+                                         do not record"
+                                    .into(),
+                            },
+                            g.states(),
+                        ));
+                    }
+                }
+                advised.insert(m.clone(), (*i, option));
+                policy.insert(m.clone(), *i, option);
                 let listed = node
                     .branches
                     .iter()
