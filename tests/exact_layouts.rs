@@ -1,0 +1,275 @@
+//! The exact engine with layouts in its states: Rally after losses and Shoot after Rally,
+//! checked against a Markov chain over counts written out here (where placement never binds,
+//! so counts are all the chain needs) and against the simulation by chi-square (where the
+//! room within 2" of the survivors caps what Rally restores).
+
+use rollcall::exact;
+use rollcall::output::ExactReport;
+use rollcall::scenario;
+use rollcall::stats::Histogram;
+use statrs::distribution::{ChiSquared, ContinuousCDF};
+use std::collections::BTreeMap;
+
+mod common;
+
+use common::binomial_pmf;
+
+fn exact_of(text: &str) -> ExactReport {
+    let set = scenario::parse(text, "test.toml", &[]).expect("test scenario is valid");
+    exact::report(&set, &[]).expect("the exact engine applies")
+}
+
+fn pmf(r: &ExactReport, metric: &str) -> Vec<(i64, f64)> {
+    r.variants[0]
+        .metrics
+        .iter()
+        .find(|m| m.metric == metric)
+        .unwrap_or_else(|| panic!("no metric {metric}"))
+        .pmf
+        .clone()
+}
+
+fn assert_pmf(got: &[(i64, f64)], want: &BTreeMap<i64, f64>, what: &str) {
+    let get = |v: i64| got.iter().find(|&&(w, _)| w == v).map_or(0.0, |&(_, p)| p);
+    for (&v, &p) in want {
+        assert!(
+            (get(v) - p).abs() <= 1e-9,
+            "{what}: P({v}) = {}, the chain says {p}",
+            get(v)
+        );
+    }
+    for &(v, p) in got {
+        assert!(want.contains_key(&v) || p <= 1e-9, "{what}: P({v}) = {p}");
+    }
+}
+
+/// Six hunters (Call of the Masters, 1 attack hitting on 4+) and six wardens (save 5+,
+/// Resolve 4+) 3" apart on an open field: round 1 the hunters shoot twice, round 2 the
+/// wardens Rally, round 3 the hunters shoot twice, round 4 the wardens Rally. Around any
+/// survivor there are six spots in base contact alone, so Rally always finds room for the
+/// (at most five) missing models.
+const CHAIN: &str = r#"
+[scenario]
+name = "chain"
+[battlefield]
+width = 48.0
+height = 48.0
+[[unit]]
+id = "hunters"
+side = "red"
+size = 6
+resolve = "d6>=4"
+rules = ["call_of_the_masters"]
+weapon = { attacks = 1, hit = "d6>=4", damage = 1, range = 48.0 }
+formation = { kind = "line", x = 10.0, y = 40.0, spacing = 1.5 }
+[[unit]]
+id = "wardens"
+side = "blue"
+size = 6
+resolve = "d6>=4"
+defense = "d6>=5"
+formation = { kind = "grid", x = 20.0, y = 20.0, spacing = 3.0, columns = 3 }
+[[step]]
+unit = "hunters"
+command = "shoot"
+target = "wardens"
+round = 1
+[[step]]
+unit = "wardens"
+command = "rally"
+round = 2
+[[step]]
+unit = "hunters"
+command = "shoot"
+target = "wardens"
+round = 3
+[[step]]
+unit = "wardens"
+command = "rally"
+round = 4
+"#;
+
+/// The chain's state: wardens alive, lost, restored, and the fizzled uses of the first
+/// doubled Shoot, whether the first Rally was ineligible.
+type Counts = (u32, u32, u32, u32, u32);
+
+#[test]
+fn doubled_shoot_rally_doubled_shoot_rally_is_its_markov_chain() {
+    // Per use: six attacks, each killing with 1/2 x 2/3 = 1/3 (one-HP wardens). A use at
+    // no warden fizzles. Rally: one Resolve test at 1/2 per missing model, every success
+    // placed; a unit with no model cannot declare it.
+    let kill = binomial_pmf(6, 1.0 / 3.0);
+    let shoot = |chain: BTreeMap<Counts, f64>, first: bool| {
+        let mut chain = chain;
+        for _ in 0..2 {
+            let mut next = BTreeMap::new();
+            for ((a, lost, restored, fizzled, inel), p) in chain {
+                if a == 0 {
+                    let f = fizzled + u32::from(first);
+                    *next.entry((a, lost, restored, f, inel)).or_insert(0.0) += p;
+                    continue;
+                }
+                for &(k, q) in &kill {
+                    let k = (k as u32).min(a);
+                    *next
+                        .entry((a - k, lost + k, restored, fizzled, inel))
+                        .or_insert(0.0) += p * q;
+                }
+            }
+            chain = next;
+        }
+        chain
+    };
+    let rally = |chain: BTreeMap<Counts, f64>, first: bool| {
+        let mut next = BTreeMap::new();
+        for ((a, lost, restored, fizzled, inel), p) in chain {
+            if a == 0 {
+                let i = inel + u32::from(first);
+                *next.entry((a, lost, restored, fizzled, i)).or_insert(0.0) += p;
+                continue;
+            }
+            for (r, q) in binomial_pmf(6 - a, 0.5) {
+                let r = r as u32;
+                *next
+                    .entry((a + r, lost, restored + r, fizzled, inel))
+                    .or_insert(0.0) += p * q;
+            }
+        }
+        next
+    };
+    let start = BTreeMap::from([((6, 0, 0, 0, 0), 1.0)]);
+    let end = rally(shoot(rally(shoot(start, true), true), false), false);
+    let marginal = |f: &dyn Fn(&Counts) -> i64| {
+        let mut m = BTreeMap::new();
+        for (c, &p) in &end {
+            *m.entry(f(c)).or_insert(0.0) += p;
+        }
+        m
+    };
+    let r = exact_of(CHAIN);
+    assert_pmf(
+        &pmf(&r, "wardens.alive"),
+        &marginal(&|c| i64::from(c.0)),
+        "alive",
+    );
+    assert_pmf(
+        &pmf(&r, "wardens.lost"),
+        &marginal(&|c| i64::from(c.1)),
+        "lost",
+    );
+    assert_pmf(
+        &pmf(&r, "wardens.restored"),
+        &marginal(&|c| i64::from(c.2)),
+        "restored",
+    );
+    assert_pmf(
+        &pmf(&r, "wardens.destroyed"),
+        &marginal(&|c| i64::from(c.0 == 0)),
+        "destroyed",
+    );
+    assert_pmf(
+        &pmf(&r, "step1.fizzled"),
+        &marginal(&|c| i64::from(c.3)),
+        "fizzled",
+    );
+    assert_pmf(
+        &pmf(&r, "step2.ineligible"),
+        &marginal(&|c| i64::from(c.4)),
+        "ineligible",
+    );
+}
+
+/// A corridor one base wide between impassable walls: eight of twelve wardens stand touching
+/// at x = 10..17, the hunters (Call of the Masters) at x = 30..33 shoot them twice, the
+/// nearest first, then the wardens (Call of the Masters) Rally twice. Each use places only on
+/// the corridor's line within 3" (centre to centre) of the models alive when it began, 1"
+/// apart: the first use finds six spots whatever the survivors, the second three more on
+/// each side, so Rally restores fewer than its successes whenever more than six are missing.
+const CORRIDOR: &str = r#"
+[scenario]
+name = "corridor"
+[battlefield]
+width = 48.0
+height = 24.0
+terrain = [
+  { x = 0.0, y = 0.0, width = 48.0, height = 11.5 },
+  { x = 0.0, y = 12.5, width = 48.0, height = 11.5 },
+]
+[[unit]]
+id = "hunters"
+side = "red"
+size = 4
+resolve = "d6>=4"
+rules = ["call_of_the_masters"]
+weapon = { attacks = 1, hit = "d6>=4", damage = 1, range = 48.0 }
+models = [[30.0, 12.0], [31.0, 12.0], [32.0, 12.0], [33.0, 12.0]]
+[[unit]]
+id = "wardens"
+side = "blue"
+size = 12
+alive = 8
+resolve = "d6>=3"
+rules = ["call_of_the_masters"]
+models = [[10.0, 12.0], [11.0, 12.0], [12.0, 12.0], [13.0, 12.0], [14.0, 12.0], [15.0, 12.0], [16.0, 12.0], [17.0, 12.0]]
+[[step]]
+unit = "hunters"
+command = "shoot"
+target = "wardens"
+[[step]]
+unit = "wardens"
+command = "rally"
+round = 2
+"#;
+
+/// Pearson's statistic of `h` against `pmf`, cells pooled in value order until each expects
+/// at least 5 trials (the remainder joining the last), and its degrees of freedom.
+fn pearson(h: &Histogram, pmf: &[(i64, f64)]) -> (f64, usize) {
+    let n = h.total() as f64;
+    let mut cells: Vec<(f64, f64)> = Vec::new();
+    let (mut expected, mut observed) = (0.0, 0.0);
+    for &(v, p) in pmf {
+        expected += n * p;
+        observed += h.count(v) as f64;
+        if expected >= 5.0 {
+            cells.push((expected, observed));
+            (expected, observed) = (0.0, 0.0);
+        }
+    }
+    match cells.last_mut() {
+        Some(last) => {
+            last.0 += expected;
+            last.1 += observed;
+        }
+        None => cells.push((expected, observed)),
+    }
+    let total: u64 = pmf.iter().map(|&(v, _)| h.count(v)).sum();
+    assert_eq!(total, h.total(), "the simulation gave a value the exact pmf rules out");
+    let statistic = cells.iter().map(|&(e, o)| (o - e) * (o - e) / e).sum();
+    (statistic, cells.len().saturating_sub(1))
+}
+
+#[test]
+fn where_room_caps_rally_after_losses_the_simulation_agrees_by_chi_square() {
+    let r = exact_of(CORRIDOR);
+    let restored = pmf(&r, "wardens.restored");
+    // Placement binds. Uncapped, the hunters' two uses kill Binomial(8, 1/2) (none can
+    // fizzle: four attacks cannot kill eight), and each of the 4 + k missing models comes
+    // back with 1 - (1/3)^2 = 8/9 over the two uses, so the wardens end whole with
+    // E[(8/9)^(4+k)] = (8/9)^4 ((1 + 8/9) / 2)^8, about 0.395.
+    let alive = pmf(&r, "wardens.alive");
+    let whole = alive.iter().find(|&&(v, _)| v == 12).map_or(0.0, |&(_, p)| p);
+    let uncapped = (8.0f64 / 9.0).powi(4) * (17.0f64 / 18.0).powi(8);
+    assert!(whole < uncapped - 0.01, "{whole} vs uncapped {uncapped}");
+    let plan = common::plan(CORRIDOR, false);
+    let g = common::gather(&plan, 200_000, 20_261_201, 2);
+    for (name, exact) in [("wardens.restored", &restored), ("wardens.alive", &alive)] {
+        let (statistic, df) = pearson(common::metric(&plan, &g, name), exact);
+        assert!(df >= 3, "{name}: only {df} degrees of freedom");
+        // The p-value bar `run --validate` uses, 1e-6, as a quantile.
+        let bar = ChiSquared::new(df as f64).unwrap().inverse_cdf(1.0 - 1e-6);
+        assert!(
+            statistic <= bar,
+            "{name}: chi-square {statistic} on {df} df, over {bar}"
+        );
+    }
+}
