@@ -179,12 +179,15 @@ fn doubled_shoot_rally_doubled_shoot_rally_is_its_markov_chain() {
     );
 }
 
-/// A corridor one base wide between impassable walls: eight of twelve wardens stand touching
-/// at x = 10..17, the hunters (Call of the Masters) at x = 30..33 shoot them twice, the
-/// nearest first, then the wardens (Call of the Masters) Rally twice. Each use places only on
-/// the corridor's line within 3" (centre to centre) of the models alive when it began, 1"
-/// apart: the first use finds six spots whatever the survivors, the second three more on
-/// each side, so Rally restores fewer than its successes whenever more than six are missing.
+/// A corridor one base wide between impassable walls, from the table's left edge: eight of
+/// twelve wardens stand touching at x = 3.5..10.5, the hunters (Call of the Masters) at
+/// x = 14.5..17.5 shoot them twice, the nearest first, then the wardens (Call of the Masters)
+/// Rally twice. A use places only on the corridor's line within 3" (centre to centre) of the
+/// models alive when it began, 1" apart, on the table and not within 1" of a hunter (x at
+/// most 11.5): the first use three spots on the left (x = 2.5, 1.5, 0.5) and on the right as
+/// many as the kills freed up to three, the second use none on the left and on the right
+/// what the first left. So what Rally restores is capped by where the survivors and the
+/// first use's models stand.
 const CORRIDOR: &str = r#"
 [scenario]
 name = "corridor"
@@ -202,15 +205,15 @@ size = 4
 resolve = "d6>=4"
 rules = ["call_of_the_masters"]
 weapon = { attacks = 1, hit = "d6>=4", damage = 1, range = 48.0 }
-models = [[30.0, 12.0], [31.0, 12.0], [32.0, 12.0], [33.0, 12.0]]
+models = [[14.5, 12.0], [15.5, 12.0], [16.5, 12.0], [17.5, 12.0]]
 [[unit]]
 id = "wardens"
 side = "blue"
 size = 12
 alive = 8
-resolve = "d6>=3"
+resolve = "d6>=4"
 rules = ["call_of_the_masters"]
-models = [[10.0, 12.0], [11.0, 12.0], [12.0, 12.0], [13.0, 12.0], [14.0, 12.0], [15.0, 12.0], [16.0, 12.0], [17.0, 12.0]]
+models = [[3.5, 12.0], [4.5, 12.0], [5.5, 12.0], [6.5, 12.0], [7.5, 12.0], [8.5, 12.0], [9.5, 12.0], [10.5, 12.0]]
 [[step]]
 unit = "hunters"
 command = "shoot"
@@ -254,11 +257,11 @@ fn where_room_caps_rally_after_losses_the_simulation_agrees_by_chi_square() {
     let restored = pmf(&r, "wardens.restored");
     // Placement binds. Uncapped, the hunters' two uses kill Binomial(8, 1/2) (none can
     // fizzle: four attacks cannot kill eight), and each of the 4 + k missing models comes
-    // back with 1 - (1/3)^2 = 8/9 over the two uses, so the wardens end whole with
-    // E[(8/9)^(4+k)] = (8/9)^4 ((1 + 8/9) / 2)^8, about 0.395.
+    // back with 1 - (1/2)^2 = 3/4 over the two uses, so the wardens end whole with
+    // E[(3/4)^(4+k)] = (3/4)^4 ((1 + 3/4) / 2)^8, about 0.109.
     let alive = pmf(&r, "wardens.alive");
     let whole = alive.iter().find(|&&(v, _)| v == 12).map_or(0.0, |&(_, p)| p);
-    let uncapped = (8.0f64 / 9.0).powi(4) * (17.0f64 / 18.0).powi(8);
+    let uncapped = 0.75f64.powi(4) * 0.875f64.powi(8);
     assert!(whole < uncapped - 0.01, "{whole} vs uncapped {uncapped}");
     let plan = common::plan(CORRIDOR, false);
     let g = common::gather(&plan, 200_000, 20_261_201, 2);
