@@ -1,13 +1,14 @@
 //! The exact engine on engagements: a shoot-out against a Markov chain over model counts worked
 //! out here (to 1e-9), conditional orders and target rules against the Monte Carlo engine,
-//! refusals where geometry decides, and `run --validate` on a shipped-like engagement.
+//! conditions and target rules after removals worked out by hand, the refusal of Run, and
+//! `run --validate` on the shipped duel.
 
 mod common;
 
 use common::shootout::{chain, marginal, shootout, End};
 use common::{assert_fits, gather, metric, plan};
 use rollcall::engine::Trial;
-use rollcall::exact::{self, Refusal};
+use rollcall::exact;
 use rollcall::output::ExactReport;
 use rollcall::scenario::{self, ScenarioSet};
 use std::collections::BTreeMap;
@@ -195,7 +196,7 @@ fn target_rules_by_hand() {
     }
 }
 
-// ---- refusals where geometry decides ----
+// ---- geometry after removals ----
 
 fn refusal(text: &str) -> String {
     match exact::report(&load(text), &[]) {
@@ -243,35 +244,29 @@ models = [[20.0, 20.0]]
 }
 
 #[test]
-fn what_removals_decide_is_refused_naming_unit_order_and_condition() {
-    // Which blue model red's hit removed decides whether an enemy is within 5".
-    let why = refusal(&lopsided(
-        r#"{ when = "enemy_within(5)", command = "shoot", target = "red" }"#,
-    ));
-    assert!(
-        why.contains("unit `blue`, order #1 (shoot when `enemy_within(5)`)")
-            && why.contains("enemy within 5\"")
-            && why.contains("removed"),
-        "{why}"
-    );
-    // ... or whether some enemy unit is in range.
-    let why = refusal(&lopsided(
-        r#"{ when = "in_range", command = "shoot", target = "red" }"#,
-    ));
-    assert!(
-        why.contains("unit `blue`, order #1 (shoot when `in_range`)") && why.contains("range"),
-        "{why}"
-    );
-    // ... or which unit is the nearest.
-    let why = refusal(
+fn what_removals_decide_is_read_from_the_layouts() {
+    // Once refused. Red's sure hit removes blue's model at (10, 10), 3" from red; the one
+    // left, at (30, 10), stands 19.4" from red and 13.1" from `far` (edge to edge). So in
+    // round 1 no enemy is within 5" of blue, none in its 10" range, and `far` is the
+    // nearest; in round 2 red removes the last model before blue acts.
+    for when in ["enemy_within(5)", "in_range"] {
+        let r = exact_of(&lopsided(&format!(
+            r#"{{ when = "{when}", command = "shoot", target = "red" }}"#
+        )));
+        assert_pmf(&pmf(&r, "blue.declared.shoot"), &[(0, 1.0)], when);
+        assert_pmf(&pmf(&r, "blue.alive"), &[(0, 1.0)], "red's two sure hits");
+    }
+    // With 48" and a gun that always hits, blue shoots `far`, not red (3" away before the
+    // hit, 19.4" after).
+    let r = exact_of(
         &lopsided(r#"{ command = "shoot", target = "nearest" }"#)
-            .replace("range = 10.0", "range = 48.0"),
+            .replace("range = 10.0", "range = 48.0")
+            .replace("hit = \"d6>=7\"", "hit = \"d6>=1\""),
     );
-    assert!(
-        why.contains("unit `blue`, order #1 (shoot)") && why.contains("target rule `nearest`"),
-        "{why}"
-    );
-    // A count before the geometry settles it: never asked, nothing refused.
+    assert_pmf(&pmf(&r, "blue.declared.shoot"), &[(1, 1.0)], "round 1 only");
+    assert_pmf(&pmf(&r, "far.lost"), &[(1, 1.0)], "the nearest");
+    assert_pmf(&pmf(&r, "red.lost"), &[(0, 1.0)], "not red");
+    // A count before the geometry settles it.
     let r = exact_of(&lopsided(
         r#"{ when = "alive > 5 and enemy_within(5)", command = "shoot", target = "red" }"#,
     ));
@@ -294,11 +289,19 @@ fn rollcall() -> Command {
 fn refusals_exit_2_and_validate_notes_them() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("lopsided.toml");
+    // Run moves units: the one order the exact engine still refuses.
     std::fs::write(
         &file,
-        lopsided(r#"{ when = "enemy_within(5)", command = "shoot", target = "red" }"#),
+        lopsided(r#"{ when = "round == 1", command = "run" }"#)
+            .replace("range = 10.0 }", "range = 10.0 }\nmove = 3.0"),
     )
     .unwrap();
+    let why = refusal(&std::fs::read_to_string(&file).unwrap());
+    assert!(
+        why.contains("unit `blue`, order #1 (run when `round == 1`)")
+            && why.contains("Run moves units"),
+        "{why}"
+    );
     let out = rollcall()
         .arg("exact")
         .arg(&file)
@@ -334,29 +337,12 @@ fn duel_text() -> String {
 }
 
 #[test]
-fn the_shipped_duel_refuses_where_the_wardens_rally_after_losses() {
-    let set = scenario::load(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/duel.toml"),
-        &[],
-    )
-    .unwrap();
-    let why = exact::report(&set, &[]).unwrap_err();
-    assert!(matches!(why, Refusal::Order { .. }), "{why}");
-    let why = why.to_string();
-    assert!(
-        why.contains("sweep point") && why.contains("unit `wardens`, order #1 (rally"),
-        "{why}"
-    );
-}
-
-#[test]
-fn validate_passes_on_the_duel_without_its_rally() {
-    // The shipped duel's third sweep point ("never Rally"), on its own and with fewer trials.
-    let text = duel_text()
-        .replace("  \"missing >= 2 and not enemy_within(1)\",\n", "")
-        .replace("  \"missing >= 3 and not enemy_within(1)\",\n", "")
-        .replace("trials = 1_000_000", "trials = 200_000");
-    assert!(text.contains("\"missing > size\",\n]"), "{text}");
+fn validate_passes_on_the_whole_duel_rallies_after_losses_included() {
+    // The shipped duel, with fewer trials: its wardens Rally after losses at the first two
+    // sweep points (once refused: "placement depends on which models the dice removed"),
+    // and never at the third.
+    let text = duel_text().replace("trials = 1_000_000", "trials = 200_000");
+    assert!(text.contains("trials = 200_000"), "{text}");
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("duel.toml");
     std::fs::write(&file, text).unwrap();
@@ -378,7 +364,15 @@ fn validate_passes_on_the_duel_without_its_rally() {
         "red.won",
         "engagement.rounds",
         "wardens.declared.shoot",
+        "wardens.declared.rally",
     ] {
         assert!(rows.iter().any(|r| r.contains(&format!(",{m},"))), "{m}");
     }
+    // At the first sweep point the wardens do Rally after losses.
+    let restored = rows
+        .iter()
+        .find(|r| r.contains("missing >= 2") && r.contains(",wardens.restored,"))
+        .unwrap_or_else(|| panic!("{csv}"));
+    let exact_mean: f64 = restored.split(',').nth(4).unwrap().parse().unwrap();
+    assert!(exact_mean > 0.0, "{restored}");
 }
