@@ -277,6 +277,9 @@ fn every_shipped_distribution_sums_to_one() {
         "rally-table",
         "rally",
         "shoot-then-rally",
+        "duel",
+        "orders-duel",
+        "design-duel",
     ] {
         let r = exact::report(&load_file(&format!("configs/{name}.toml")), &[]).unwrap();
         for v in &r.variants {
@@ -540,6 +543,8 @@ fn run_validate_passes_for_every_supported_shipped_scenario() {
         "configs/rally-table.toml",
         "configs/rally.toml",
         "configs/shoot-then-rally.toml",
+        "configs/orders-duel.toml",
+        "configs/design-duel.toml",
     ];
     let out = rollcall()
         .arg("run")

@@ -246,7 +246,11 @@ fn pearson(h: &Histogram, pmf: &[(i64, f64)]) -> (f64, usize) {
         None => cells.push((expected, observed)),
     }
     let total: u64 = pmf.iter().map(|&(v, _)| h.count(v)).sum();
-    assert_eq!(total, h.total(), "the simulation gave a value the exact pmf rules out");
+    assert_eq!(
+        total,
+        h.total(),
+        "the simulation gave a value the exact pmf rules out"
+    );
     let statistic = cells.iter().map(|&(e, o)| (o - e) * (o - e) / e).sum();
     (statistic, cells.len().saturating_sub(1))
 }
@@ -260,7 +264,10 @@ fn where_room_caps_rally_after_losses_the_simulation_agrees_by_chi_square() {
     // back with 1 - (1/2)^2 = 3/4 over the two uses, so the wardens end whole with
     // E[(3/4)^(4+k)] = (3/4)^4 ((1 + 3/4) / 2)^8, about 0.109.
     let alive = pmf(&r, "wardens.alive");
-    let whole = alive.iter().find(|&&(v, _)| v == 12).map_or(0.0, |&(_, p)| p);
+    let whole = alive
+        .iter()
+        .find(|&&(v, _)| v == 12)
+        .map_or(0.0, |&(_, p)| p);
     let uncapped = 0.75f64.powi(4) * 0.875f64.powi(8);
     assert!(whole < uncapped - 0.01, "{whole} vs uncapped {uncapped}");
     let plan = common::plan(CORRIDOR, false);

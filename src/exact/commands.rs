@@ -16,8 +16,8 @@
 use super::binomial::Pmfs;
 use super::geometry::Layouts;
 use super::state::{add, Dist, State, UnitState, DEFEND, RALLY, RUN, SHOOT};
-use crate::rules::geometry::Point;
 use crate::dice::{Amount, Fraction};
+use crate::rules::geometry::Point;
 use crate::rules::geometry::EPS;
 use crate::rules::metrics::StepMetrics;
 use crate::rules::Plan;
@@ -120,15 +120,13 @@ impl<'a> Ctx<'a> {
     /// Some model of an enemy of `unit` within `d` of some model of it.
     pub fn enemy_within(&self, s: &State, unit: usize, d: f64) -> bool {
         let units = &self.scenario().units;
-        (0..units.len())
-            .any(|e| units[e].side != units[unit].side && self.within(s, unit, e, d))
+        (0..units.len()).any(|e| units[e].side != units[unit].side && self.within(s, unit, e, d))
     }
 
     /// Some enemy unit can be shot by `unit` (models on the table, in range).
     pub fn enemy_in_range(&self, s: &State, unit: usize) -> bool {
         let units = &self.scenario().units;
-        (0..units.len())
-            .any(|e| units[e].side != units[unit].side && self.target_legal(s, unit, e))
+        (0..units.len()).any(|e| units[e].side != units[unit].side && self.target_legal(s, unit, e))
     }
 
     /// The enemy unit `rule` picks among those `shooter` can shoot: the nearest
@@ -310,12 +308,7 @@ impl<'a> Ctx<'a> {
 
     /// The response window from `s` of a command declared by `actor` (aimed at unit
     /// `target`, if any), before its first use.
-    fn window(
-        &mut self,
-        s: &State,
-        actor: usize,
-        target: Option<usize>,
-    ) -> Dist<Window> {
+    fn window(&mut self, s: &State, actor: usize, target: Option<usize>) -> Dist<Window> {
         let units = &self.scenario().units;
         let mut branches: Dist<Window> = Dist::new();
         add(&mut branches, (s.clone(), false, 0), 1.0);

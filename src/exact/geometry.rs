@@ -69,7 +69,7 @@ impl Layouts {
     }
 
     /// The id of `models` as a layout of `unit`, new ids numbered from the table's length.
-    pub fn intern(&mut self, unit: usize, models: Vec<Model>) -> u32 {
+    fn intern(&mut self, unit: usize, models: Vec<Model>) -> u32 {
         let key: Key = models
             .iter()
             .map(|m| (m.centre.x.to_bits(), m.centre.y.to_bits(), m.hp))
@@ -81,13 +81,8 @@ impl Layouts {
         })
     }
 
-    pub fn models(&self, unit: usize, layout: u32) -> &[Model] {
+    fn models(&self, unit: usize, layout: u32) -> &[Model] {
         &self.tables[unit][layout as usize]
-    }
-
-    /// How many distinct layouts the table holds, over all units.
-    pub fn len(&self) -> usize {
-        self.tables.iter().map(Vec::len).sum()
     }
 
     /// Edge-to-edge distance between the closest models of units `a` and `b` in `s`
