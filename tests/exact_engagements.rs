@@ -376,3 +376,86 @@ fn validate_passes_on_the_whole_duel_rallies_after_losses_included() {
     let exact_mean: f64 = restored.split(',').nth(4).unwrap().parse().unwrap();
     assert!(exact_mean > 0.0, "{restored}");
 }
+
+/// Red's two guns shoot blue first (`scout`, without orders, takes blue's first turn):
+/// `near` (within 1" of blue's model at x = 10) removes that model with 1/2, `far` the one at
+/// x = 30 with 1/2. Blue's `best` order then chooses between Rally (Resolve 4+) and a gun
+/// that never hits, for its models alive.
+const TWO_SHOTS: &str = r#"
+[scenario]
+name = "twoshots"
+[battlefield]
+width = 48.0
+height = 48.0
+[engagement]
+rounds = 1
+first = "red"
+until = "rounds"
+objective = { blue = "blue.alive" }
+[[unit]]
+id = "scout"
+side = "blue"
+size = 1
+resolve = "d6>=4"
+models = [[40.0, 40.0]]
+[[unit]]
+id = "blue"
+side = "blue"
+size = 3
+resolve = "d6>=4"
+weapon = { attacks = 1, hit = "d6>=7", damage = 1, range = 48.0 }
+models = [[10.0, 10.0], [20.0, 10.0], [30.0, 10.0]]
+orders = [{ command = "best", among = ["rally", "shoot"], target = "nearest" }]
+[[unit]]
+id = "near"
+side = "red"
+size = 1
+resolve = "d6>=4"
+weapon = { attacks = 1, hit = "d6>=4", damage = 1, range = 48.0 }
+models = [[10.0, 11.5]]
+orders = [{ command = "shoot", target = "blue" }]
+[[unit]]
+id = "far"
+side = "red"
+size = 1
+resolve = "d6>=4"
+weapon = { attacks = 1, hit = "d6>=4", damage = 1, range = 48.0 }
+models = [[30.0, 14.0]]
+orders = [{ command = "shoot", target = "blue" }]
+"#;
+
+#[test]
+fn best_orders_decide_on_states_that_differ_only_in_where_models_stand() {
+    // One loss either way, the same moment for the advice, but Rally can be declared only
+    // when `near` removed the model beside it; there blue Rallies (its one missing model back
+    // with 1/2), elsewhere it can only shoot. Both lost (1/4): Rally, Binomial(2, 1/2) back.
+    // Alive: 3 with 1/4 + 1/8 + 1/16, 2 with 1/8 + 1/4 + 1/8, 1 with 1/16.
+    let r = exact_of(TWO_SHOTS);
+    assert_pmf(
+        &pmf(&r, "blue.alive"),
+        &[(1, 0.0625), (2, 0.5), (3, 0.4375)],
+        "alive",
+    );
+    assert_pmf(
+        &pmf(&r, "blue.declared.rally"),
+        &[(0, 0.5), (1, 0.5)],
+        "rally",
+    );
+    // The simulation plays the advice (the advised option where it can be declared, else the
+    // first that can) and agrees.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("twoshots.toml");
+    std::fs::write(&file, TWO_SHOTS).unwrap();
+    let out = rollcall()
+        .arg("run")
+        .arg(&file)
+        .args(["--trials", "200000", "--validate", "--quiet", "--out"])
+        .arg(tmp.path().join("v"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let csv = std::fs::read_to_string(tmp.path().join("v/validation.csv")).unwrap();
+    assert!(csv.lines().skip(1).all(|r| r.ends_with(",pass")), "{csv}");
+    assert!(csv.contains(",blue.alive,"), "{csv}");
+}

@@ -415,8 +415,10 @@ pub fn advise(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Advice, Failed> {
     }
     let mut value = vec![0.0; g.nodes * sides];
     let mut policy = Policy::default();
-    // What each moment was advised, to catch moments whose states differ only in layouts.
-    let mut advised: HashMap<crate::rules::engagement::Moment, (usize, usize)> = HashMap::new();
+    // What each moment was advised (order, option) and whether at a decision with several
+    // options, to catch moments whose states differ only in layouts and are decided apart.
+    type Advised = ((usize, usize), bool);
+    let mut advised: HashMap<crate::rules::engagement::Moment, Advised> = HashMap::new();
     // Per node shown, its options' values for the deciding side.
     let mut options: BTreeMap<usize, Vec<OptionValue>> = BTreeMap::new();
     let mut sum = vec![0.0; sides];
@@ -450,8 +452,12 @@ pub fn advise(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Advice, Failed> {
                     .position(|v| v[side] >= top - tie)
                     .unwrap_or(0);
                 let option = node.branches[pick].option;
-                if let Some(&before) = advised.get(m) {
-                    if before != (*i, option) {
+                // Play declares the advised option when it can, else the first it can: a
+                // decision with one option needs no advice, and any advice serves it.
+                let choice = (*i, option);
+                let several = node.branches.len() > 1;
+                match advised.get(m) {
+                    Some(&(before, true)) if several && before != choice => {
                         return Err(fail(
                             Why {
                                 order: Some((*unit, *i)),
@@ -463,9 +469,13 @@ pub fn advise(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Advice, Failed> {
                             g.states(),
                         ));
                     }
+                    Some(&(_, true)) => {}
+                    Some(_) if !several => {}
+                    _ => {
+                        advised.insert(m.clone(), (choice, several));
+                        policy.insert(m.clone(), *i, option);
+                    }
                 }
-                advised.insert(m.clone(), (*i, option));
-                policy.insert(m.clone(), *i, option);
                 let listed = node
                     .branches
                     .iter()

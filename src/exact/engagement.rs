@@ -287,7 +287,9 @@ fn choose(
     let Some((i, declarable)) = applicable(ctx, e, s, unit, round)? else {
         return Ok(None);
     };
-    if let Given::Order(_) = e.orders[unit][i].order {
+    // A plain order, or a `best` one with one option it can declare, needs no advice (play
+    // falls back to the first option it can declare, as here).
+    if matches!(e.orders[unit][i].order, Given::Order(_)) || declarable.len() == 1 {
         return Ok(Some((i, declarable[0].1)));
     }
     let advised = policy
