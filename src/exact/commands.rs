@@ -406,6 +406,24 @@ impl<'a> Ctx<'a> {
             by
         };
         let after_first = capped(&self.pmfs.get(missing, p), room);
+        if uses == 2 && pristine && room >= missing {
+            // When the first use found a spot for every missing model, the second one does
+            // too: its greedy search retraces the first's, skipping the spots now taken
+            // (README, "Call of the Masters' Rally, and why it is fast"). So the layout
+            // depends only on how many came back in all: the first that many spots.
+            let mut total = vec![0.0; missing as usize + 1];
+            for (k1, &p1) in after_first.iter().enumerate().filter(|&(_, &p)| p > 0.0) {
+                let pmf = self.pmfs.get(missing - k1 as u32, p);
+                for (t, &p2) in total[k1..].iter_mut().zip(pmf.iter()) {
+                    *t += p1 * p2;
+                }
+            }
+            for (r, &q) in total.iter().enumerate().filter(|&(_, &q)| q > 0.0) {
+                let l = self.layouts.rallied(unit, s[unit].layout, &first[..r]);
+                add(&mut out, (r as u32, l), q);
+            }
+            return Ok(out);
+        }
         for (k1, &p1) in after_first.iter().enumerate().filter(|&(_, &p)| p > 0.0) {
             let l1 = self.layouts.rallied(unit, s[unit].layout, &first[..k1]);
             if uses == 1 {
@@ -413,12 +431,7 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             let left = missing - k1 as u32;
-            let second: Rc<[Point]> = if pristine && room >= missing {
-                // When the first use found a spot for every missing model, the second one
-                // does too: its greedy search retraces the first's, skipping the spots now
-                // taken (README, "Call of the Masters' Rally, and why it is fast").
-                first[k1..].into()
-            } else if pristine {
+            let second: Rc<[Point]> = if pristine {
                 self.plan.second_rally_spots(unit, k1).into()
             } else {
                 let mut after = layouts.clone();

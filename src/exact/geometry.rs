@@ -19,11 +19,29 @@ use crate::rules::layout;
 use crate::rules::world::Model;
 use crate::rules::Plan;
 use std::cell::RefCell;
+use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
-/// A layout as a hashable key: each model's centre (as bits) and HP.
-type Key = Vec<(u64, u64, u32)>;
+/// A layout's hash, over each model's centre (as bits) and HP.
+fn hash(models: &[Model]) -> u64 {
+    let mut h = DefaultHasher::new();
+    for m in models {
+        (m.centre.x.to_bits(), m.centre.y.to_bits(), m.hp).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// The same models, bit for bit, in the same order.
+fn same(a: &[Model], b: &[Model]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(p, q)| {
+            p.centre.x.to_bits() == q.centre.x.to_bits()
+                && p.centre.y.to_bits() == q.centre.y.to_bits()
+                && p.hp == q.hp
+        })
+}
 
 /// (target, its layout, shooter, its layout).
 type Pair = (usize, u32, usize, u32);
@@ -31,7 +49,8 @@ type Pair = (usize, u32, usize, u32);
 pub struct Layouts {
     /// Per unit, its layouts by id.
     tables: Vec<Vec<Rc<[Model]>>>,
-    ids: Vec<HashMap<Key, u32>>,
+    /// Per unit, the ids of its layouts by hash (a layout is stored once, in `tables`).
+    ids: Vec<HashMap<u64, Vec<u32>>>,
     radius: Vec<f64>,
     full: Vec<u32>,
     /// Closest edge-to-edge distance between two units' layouts.
@@ -70,15 +89,18 @@ impl Layouts {
 
     /// The id of `models` as a layout of `unit`, new ids numbered from the table's length.
     fn intern(&mut self, unit: usize, models: Vec<Model>) -> u32 {
-        let key: Key = models
-            .iter()
-            .map(|m| (m.centre.x.to_bits(), m.centre.y.to_bits(), m.hp))
-            .collect();
         let table = &mut self.tables[unit];
-        *self.ids[unit].entry(key).or_insert_with(|| {
-            table.push(models.into());
-            (table.len() - 1) as u32
-        })
+        let bucket = self.ids[unit].entry(hash(&models)).or_default();
+        if let Some(&id) = bucket
+            .iter()
+            .find(|&&id| same(&table[id as usize], &models))
+        {
+            return id;
+        }
+        table.push(models.into());
+        let id = (table.len() - 1) as u32;
+        bucket.push(id);
+        id
     }
 
     fn models(&self, unit: usize, layout: u32) -> &[Model] {
