@@ -445,22 +445,50 @@ fn threads_and_shards_give_the_same_bytes() {
 }
 
 #[test]
-fn the_exact_engine_refuses_and_validate_only_notes_it() {
+fn rally_after_losses_validates_and_run_is_refused_and_only_noted() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     // Blue Rallies once it has lost a model: where restored models go depends on which
-    // models the dice removed, which the exact engine does not follow.
-    let text = shootout(2, 2, "d6>=4", "d6>=4", "blue", 2).replace(
+    // models the dice removed, which the exact engine follows by layouts (once refused);
+    // the simulation agrees.
+    let rally = shootout(2, 2, "d6>=4", "d6>=4", "blue", 2).replace(
         r#"orders = [{ command = "shoot", target = "nearest" }]"#,
         r#"orders = [{ when = "missing >= 1", command = "rally" }, { command = "shoot", target = "nearest" }]"#,
     );
+    assert!(rally.contains("command = \"rally\""));
+    std::fs::write(dir.join("r.toml"), rally).unwrap();
+    ok(
+        dir,
+        &[
+            "run",
+            "r.toml",
+            "--trials",
+            "200000",
+            "--validate",
+            "--quiet",
+            "--out",
+            "rv",
+        ],
+    );
+    let csv = std::fs::read_to_string(dir.join("rv/validation.csv")).unwrap();
+    assert!(csv.contains(",blue.restored,"), "{csv}");
+    assert!(csv.lines().skip(1).all(|l| l.ends_with(",pass")), "{csv}");
+    // Blue runs once it has lost a model: Run moves units, which the exact engine does not
+    // follow.
+    let text = shootout(2, 2, "d6>=4", "d6>=4", "blue", 2)
+        .replace(
+            r#"orders = [{ command = "shoot", target = "nearest" }]"#,
+            r#"orders = [{ when = "missing >= 1", command = "run" }, { command = "shoot", target = "nearest" }]"#,
+        )
+        .replacen("weapon =", "move = 3.0\nweapon =", 1);
+    assert!(text.contains("move = 3.0"));
     std::fs::write(dir.join("e.toml"), text).unwrap();
     let out = rollcall(dir, &["exact", "e.toml", "--out", "x"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("unit `blue`, order #1 (rally when `missing >= 1`)")
-            && stderr.contains("Rally after models were removed")
+        stderr.contains("unit `blue`, order #1 (run when `missing >= 1`)")
+            && stderr.contains("Run moves units")
             && !stderr.contains("panicked"),
         "{stderr}"
     );
@@ -479,7 +507,7 @@ fn the_exact_engine_refuses_and_validate_only_notes_it() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("not validated") && stderr.contains("Rally after"),
+        stderr.contains("not validated") && stderr.contains("Run moves units"),
         "{stderr}"
     );
     assert!(dir.join("v/summary.csv").is_file() && !dir.join("v/validation.csv").exists());

@@ -276,6 +276,10 @@ fn every_shipped_distribution_sums_to_one() {
         "rally-masters",
         "rally-table",
         "rally",
+        "shoot-then-rally",
+        "duel",
+        "orders-duel",
+        "design-duel",
     ] {
         let r = exact::report(&load_file(&format!("configs/{name}.toml")), &[]).unwrap();
         for v in &r.variants {
@@ -310,34 +314,67 @@ fn refuses_what_it_cannot_follow_naming_the_step() {
         "{why}"
     );
 
-    // A Rally after Shoot may have removed models: where restored models go depends on which.
+    // Card games.
+    let cards = exact::report(&load_file("configs/cards-banniere.toml"), &[]);
+    assert!(matches!(cards, Err(Refusal::Cards)));
+
+    // Over the state limit, saying how many states it found: the 12-round exchange with a
+    // Rally after each volley, whose restored models stand wherever the survivors let them.
+    let why = exact::report(&load_file("configs/exchange-rally.toml"), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        why.contains("(rally): after it the dynamic programme holds")
+            && why.contains("distinct states, over the limit of 250000"),
+        "{why}"
+    );
+}
+
+#[test]
+fn rally_after_shoot_places_around_the_survivors() {
+    // Once refused ("placement depends on which models the dice removed"). The shot kills
+    // the nearer of the target's two models with 1/2; then 1 or 2 are missing, each back
+    // with 1/2 (an open field, room for both around either survivor): restored is
+    // 1/2 Binomial(1, 1/2) + 1/2 Binomial(2, 1/2).
     let shot_then_rally = duel(
         "",
         "size = 3\nalive = 2\nmodels = [[20.0, 10.0], [21.5, 10.0]]",
         "",
     )
     .replace("models = [[20.0, 10.0]]\n", "")
-        + "[[step]]\nunit = \"target\"\ncommand = \"rally\"\n";
-    let why = refusal(&shot_then_rally);
-    assert!(
-        why.contains("step `step2` (rally)") && why.contains("removed"),
-        "{why}"
+        + "[[step]]\nunit = \"target\"\ncommand = \"rally\"\nround = 2\n";
+    let r = exact_of(&shot_then_rally);
+    assert_pmf(
+        &pmf(&r, 0, "", "target.restored"),
+        &[(0, 3.0 / 8.0), (1, 1.0 / 2.0), (2, 1.0 / 8.0)],
+        "restored",
     );
+    assert_pmf(
+        &pmf(&r, 0, "", "target.alive"),
+        &[(1, 1.0 / 8.0), (2, 1.0 / 2.0), (3, 3.0 / 8.0)],
+        "alive",
+    );
+}
 
-    // A second shooter reaching only the nearer model: whether it can shoot depends on which
-    // model the first one removed.
+#[test]
+fn a_second_shooter_in_range_only_of_the_nearer_model_sees_which_was_removed() {
+    // Once refused. The first shot (1/2) removes the model nearer to `masters`, the one at
+    // 20", which is also the only one within the sniper's 10.5": the sniper then has no
+    // target. Otherwise the sniper kills it with 1/2. Lost: 1 with 1/2 + 1/4.
     let text = duel("", "size = 2\nmodels = [[20.0, 10.0], [30.0, 10.0]]", "")
         .replace("models = [[20.0, 10.0]]\n", "")
         + SNIPER;
-    let why = refusal(&text);
-    assert!(
-        why.contains("step `step2` (shoot)") && why.contains("range"),
-        "{why}"
+    let r = exact_of(&text);
+    assert_pmf(
+        &pmf(&r, 0, "", "step2.ineligible"),
+        &[(0, 0.5), (1, 0.5)],
+        "sniper out of range",
     );
-
-    // Card games.
-    let cards = exact::report(&load_file("configs/cards-banniere.toml"), &[]);
-    assert!(matches!(cards, Err(Refusal::Cards)));
+    assert_pmf(
+        &pmf(&r, 0, "", "target.lost"),
+        &[(0, 0.25), (1, 0.75)],
+        "lost",
+    );
 }
 
 /// A second shooter whose 10.5" range reaches only the nearer of two target models.
@@ -505,6 +542,9 @@ fn run_validate_passes_for_every_supported_shipped_scenario() {
         "configs/rally-masters.toml",
         "configs/rally-table.toml",
         "configs/rally.toml",
+        "configs/shoot-then-rally.toml",
+        "configs/orders-duel.toml",
+        "configs/design-duel.toml",
     ];
     let out = rollcall()
         .arg("run")

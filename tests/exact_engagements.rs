@@ -1,13 +1,14 @@
 //! The exact engine on engagements: a shoot-out against a Markov chain over model counts worked
 //! out here (to 1e-9), conditional orders and target rules against the Monte Carlo engine,
-//! refusals where geometry decides, and `run --validate` on a shipped-like engagement.
+//! conditions and target rules after removals worked out by hand, the refusal of Run, and
+//! `run --validate` on the shipped duel.
 
 mod common;
 
 use common::shootout::{chain, marginal, shootout, End};
 use common::{assert_fits, gather, metric, plan};
 use rollcall::engine::Trial;
-use rollcall::exact::{self, Refusal};
+use rollcall::exact;
 use rollcall::output::ExactReport;
 use rollcall::scenario::{self, ScenarioSet};
 use std::collections::BTreeMap;
@@ -195,7 +196,7 @@ fn target_rules_by_hand() {
     }
 }
 
-// ---- refusals where geometry decides ----
+// ---- geometry after removals ----
 
 fn refusal(text: &str) -> String {
     match exact::report(&load(text), &[]) {
@@ -243,35 +244,29 @@ models = [[20.0, 20.0]]
 }
 
 #[test]
-fn what_removals_decide_is_refused_naming_unit_order_and_condition() {
-    // Which blue model red's hit removed decides whether an enemy is within 5".
-    let why = refusal(&lopsided(
-        r#"{ when = "enemy_within(5)", command = "shoot", target = "red" }"#,
-    ));
-    assert!(
-        why.contains("unit `blue`, order #1 (shoot when `enemy_within(5)`)")
-            && why.contains("enemy within 5\"")
-            && why.contains("removed"),
-        "{why}"
-    );
-    // ... or whether some enemy unit is in range.
-    let why = refusal(&lopsided(
-        r#"{ when = "in_range", command = "shoot", target = "red" }"#,
-    ));
-    assert!(
-        why.contains("unit `blue`, order #1 (shoot when `in_range`)") && why.contains("range"),
-        "{why}"
-    );
-    // ... or which unit is the nearest.
-    let why = refusal(
+fn what_removals_decide_is_read_from_the_layouts() {
+    // Once refused. Red's sure hit removes blue's model at (10, 10), 3" from red; the one
+    // left, at (30, 10), stands 19.4" from red and 13.1" from `far` (edge to edge). So in
+    // round 1 no enemy is within 5" of blue, none in its 10" range, and `far` is the
+    // nearest; in round 2 red removes the last model before blue acts.
+    for when in ["enemy_within(5)", "in_range"] {
+        let r = exact_of(&lopsided(&format!(
+            r#"{{ when = "{when}", command = "shoot", target = "red" }}"#
+        )));
+        assert_pmf(&pmf(&r, "blue.declared.shoot"), &[(0, 1.0)], when);
+        assert_pmf(&pmf(&r, "blue.alive"), &[(0, 1.0)], "red's two sure hits");
+    }
+    // With 48" and a gun that always hits, blue shoots `far`, not red (3" away before the
+    // hit, 19.4" after).
+    let r = exact_of(
         &lopsided(r#"{ command = "shoot", target = "nearest" }"#)
-            .replace("range = 10.0", "range = 48.0"),
+            .replace("range = 10.0", "range = 48.0")
+            .replace("hit = \"d6>=7\"", "hit = \"d6>=1\""),
     );
-    assert!(
-        why.contains("unit `blue`, order #1 (shoot)") && why.contains("target rule `nearest`"),
-        "{why}"
-    );
-    // A count before the geometry settles it: never asked, nothing refused.
+    assert_pmf(&pmf(&r, "blue.declared.shoot"), &[(1, 1.0)], "round 1 only");
+    assert_pmf(&pmf(&r, "far.lost"), &[(1, 1.0)], "the nearest");
+    assert_pmf(&pmf(&r, "red.lost"), &[(0, 1.0)], "not red");
+    // A count before the geometry settles it.
     let r = exact_of(&lopsided(
         r#"{ when = "alive > 5 and enemy_within(5)", command = "shoot", target = "red" }"#,
     ));
@@ -294,11 +289,19 @@ fn rollcall() -> Command {
 fn refusals_exit_2_and_validate_notes_them() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("lopsided.toml");
+    // Run moves units: the one order the exact engine still refuses.
     std::fs::write(
         &file,
-        lopsided(r#"{ when = "enemy_within(5)", command = "shoot", target = "red" }"#),
+        lopsided(r#"{ when = "round == 1", command = "run" }"#)
+            .replace("range = 10.0 }", "range = 10.0 }\nmove = 3.0"),
     )
     .unwrap();
+    let why = refusal(&std::fs::read_to_string(&file).unwrap());
+    assert!(
+        why.contains("unit `blue`, order #1 (run when `round == 1`)")
+            && why.contains("Run moves units"),
+        "{why}"
+    );
     let out = rollcall()
         .arg("exact")
         .arg(&file)
@@ -334,29 +337,12 @@ fn duel_text() -> String {
 }
 
 #[test]
-fn the_shipped_duel_refuses_where_the_wardens_rally_after_losses() {
-    let set = scenario::load(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/duel.toml"),
-        &[],
-    )
-    .unwrap();
-    let why = exact::report(&set, &[]).unwrap_err();
-    assert!(matches!(why, Refusal::Order { .. }), "{why}");
-    let why = why.to_string();
-    assert!(
-        why.contains("sweep point") && why.contains("unit `wardens`, order #1 (rally"),
-        "{why}"
-    );
-}
-
-#[test]
-fn validate_passes_on_the_duel_without_its_rally() {
-    // The shipped duel's third sweep point ("never Rally"), on its own and with fewer trials.
-    let text = duel_text()
-        .replace("  \"missing >= 2 and not enemy_within(1)\",\n", "")
-        .replace("  \"missing >= 3 and not enemy_within(1)\",\n", "")
-        .replace("trials = 1_000_000", "trials = 200_000");
-    assert!(text.contains("\"missing > size\",\n]"), "{text}");
+fn validate_passes_on_the_whole_duel_rallies_after_losses_included() {
+    // The shipped duel, with fewer trials: its wardens Rally after losses at the first two
+    // sweep points (once refused: "placement depends on which models the dice removed"),
+    // and never at the third.
+    let text = duel_text().replace("trials = 1_000_000", "trials = 200_000");
+    assert!(text.contains("trials = 200_000"), "{text}");
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("duel.toml");
     std::fs::write(&file, text).unwrap();
@@ -378,7 +364,98 @@ fn validate_passes_on_the_duel_without_its_rally() {
         "red.won",
         "engagement.rounds",
         "wardens.declared.shoot",
+        "wardens.declared.rally",
     ] {
         assert!(rows.iter().any(|r| r.contains(&format!(",{m},"))), "{m}");
     }
+    // At the first sweep point the wardens do Rally after losses.
+    let restored = rows
+        .iter()
+        .find(|r| r.contains("missing >= 2") && r.contains(",wardens.restored,"))
+        .unwrap_or_else(|| panic!("{csv}"));
+    let exact_mean: f64 = restored.split(',').nth(4).unwrap().parse().unwrap();
+    assert!(exact_mean > 0.0, "{restored}");
+}
+
+/// Red's two guns shoot blue first (`scout`, without orders, takes blue's first turn):
+/// `near` (within 1" of blue's model at x = 10) removes that model with 1/2, `far` the one at
+/// x = 30 with 1/2. Blue's `best` order then chooses between Rally (Resolve 4+) and a gun
+/// that never hits, for its models alive.
+const TWO_SHOTS: &str = r#"
+[scenario]
+name = "twoshots"
+[battlefield]
+width = 48.0
+height = 48.0
+[engagement]
+rounds = 1
+first = "red"
+until = "rounds"
+objective = { blue = "blue.alive" }
+[[unit]]
+id = "scout"
+side = "blue"
+size = 1
+resolve = "d6>=4"
+models = [[40.0, 40.0]]
+[[unit]]
+id = "blue"
+side = "blue"
+size = 3
+resolve = "d6>=4"
+weapon = { attacks = 1, hit = "d6>=7", damage = 1, range = 48.0 }
+models = [[10.0, 10.0], [20.0, 10.0], [30.0, 10.0]]
+orders = [{ command = "best", among = ["rally", "shoot"], target = "nearest" }]
+[[unit]]
+id = "near"
+side = "red"
+size = 1
+resolve = "d6>=4"
+weapon = { attacks = 1, hit = "d6>=4", damage = 1, range = 48.0 }
+models = [[10.0, 11.5]]
+orders = [{ command = "shoot", target = "blue" }]
+[[unit]]
+id = "far"
+side = "red"
+size = 1
+resolve = "d6>=4"
+weapon = { attacks = 1, hit = "d6>=4", damage = 1, range = 48.0 }
+models = [[30.0, 14.0]]
+orders = [{ command = "shoot", target = "blue" }]
+"#;
+
+#[test]
+fn best_orders_decide_on_states_that_differ_only_in_where_models_stand() {
+    // One loss either way, the same moment for the advice, but Rally can be declared only
+    // when `near` removed the model beside it; there blue Rallies (its one missing model back
+    // with 1/2), elsewhere it can only shoot. Both lost (1/4): Rally, Binomial(2, 1/2) back.
+    // Alive: 3 with 1/4 + 1/8 + 1/16, 2 with 1/8 + 1/4 + 1/8, 1 with 1/16.
+    let r = exact_of(TWO_SHOTS);
+    assert_pmf(
+        &pmf(&r, "blue.alive"),
+        &[(1, 0.0625), (2, 0.5), (3, 0.4375)],
+        "alive",
+    );
+    assert_pmf(
+        &pmf(&r, "blue.declared.rally"),
+        &[(0, 0.5), (1, 0.5)],
+        "rally",
+    );
+    // The simulation plays the advice (the advised option where it can be declared, else the
+    // first that can) and agrees.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("twoshots.toml");
+    std::fs::write(&file, TWO_SHOTS).unwrap();
+    let out = rollcall()
+        .arg("run")
+        .arg(&file)
+        .args(["--trials", "200000", "--validate", "--quiet", "--out"])
+        .arg(tmp.path().join("v"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let csv = std::fs::read_to_string(tmp.path().join("v/validation.csv")).unwrap();
+    assert!(csv.lines().skip(1).all(|r| r.ends_with(",pass")), "{csv}");
+    assert!(csv.contains(",blue.alive,"), "{csv}");
 }

@@ -22,7 +22,7 @@ use crate::rules::engagement::policy::still_to_activate;
 use crate::rules::engagement::Policy;
 use crate::rules::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use crate::scenario::{Command, Engagement, First, Until};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Options of equal value up to this relative difference are tied.
 const TIE: f64 = 1e-12;
@@ -415,6 +415,10 @@ pub fn advise(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Advice, Failed> {
     }
     let mut value = vec![0.0; g.nodes * sides];
     let mut policy = Policy::default();
+    // What each moment was advised (order, option) and whether at a decision with several
+    // options, to catch moments whose states differ only in layouts and are decided apart.
+    type Advised = ((usize, usize), bool);
+    let mut advised: HashMap<crate::rules::engagement::Moment, Advised> = HashMap::new();
     // Per node shown, its options' values for the deciding side.
     let mut options: BTreeMap<usize, Vec<OptionValue>> = BTreeMap::new();
     let mut sum = vec![0.0; sides];
@@ -447,7 +451,31 @@ pub fn advise(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Advice, Failed> {
                     .iter()
                     .position(|v| v[side] >= top - tie)
                     .unwrap_or(0);
-                policy.insert(m.clone(), *i, node.branches[pick].option);
+                let option = node.branches[pick].option;
+                // Play declares the advised option when it can, else the first it can: a
+                // decision with one option needs no advice, and any advice serves it.
+                let choice = (*i, option);
+                let several = node.branches.len() > 1;
+                match advised.get(m) {
+                    Some(&(before, true)) if several && before != choice => {
+                        return Err(fail(
+                            Why {
+                                order: Some((*unit, *i)),
+                                reason: "the best option depends on where models stand, which \
+                                         the advice's moments (counts, restrictions, tokens) \
+                                         do not record"
+                                    .into(),
+                            },
+                            g.states(),
+                        ));
+                    }
+                    Some(&(_, true)) => {}
+                    Some(_) if !several => {}
+                    _ => {
+                        advised.insert(m.clone(), (choice, several));
+                        policy.insert(m.clone(), *i, option);
+                    }
+                }
                 let listed = node
                     .branches
                     .iter()

@@ -3,17 +3,21 @@
 //!
 //! This restates the rules (README, "Rules choices where the rules are silent") over unit
 //! counts instead of models: eligibility (with the target rules' pick, [`Ctx::eligible`]), the
-//! response window (Defend, Covering Fire, random answers), Rally from the starting layout
-//! (doubled by Call of the Masters), Shoot with per-model HP, damage and spill, use 2
-//! fizzling or retargeting, and token and restrictions applied once ([`Ctx::declare`]). A
-//! step is the two in turn ([`Ctx::step`]); an engagement asks eligibility order by order. Dice enter only as binomial pmfs of exact per-test probabilities, and as
-//! the pmfs of rolled attacks and damage (`Amount::probabilities`): rolled attacks are
-//! convolved over the shooting models, rolled damage is dealt hit by hit.
+//! response window (Defend, Covering Fire, random answers), Rally (doubled by Call of the
+//! Masters, each use capped at the spots its placement finds), Shoot with per-model HP,
+//! damage and spill, use 2 fizzling or retargeting, and token and restrictions applied once
+//! ([`Ctx::declare`]). A step is the two in turn ([`Ctx::step`]); an engagement asks
+//! eligibility order by order. Dice enter only as binomial pmfs of exact per-test
+//! probabilities, and as the pmfs of rolled attacks and damage (`Amount::probabilities`):
+//! rolled attacks are convolved over the shooting models, rolled damage is dealt hit by hit.
+//! Which models the outcomes remove or restore, and so every later distance, comes from the
+//! layouts each state carries (`geometry`).
 
 use super::binomial::Pmfs;
-use super::geometry::{Geometry, Within};
+use super::geometry::Layouts;
 use super::state::{add, Dist, State, UnitState, DEFEND, RALLY, RUN, SHOOT};
 use crate::dice::{Amount, Fraction};
+use crate::rules::geometry::Point;
 use crate::rules::geometry::EPS;
 use crate::rules::metrics::StepMetrics;
 use crate::rules::Plan;
@@ -27,7 +31,7 @@ pub type Refused = String;
 /// What one dynamic programme shares across its steps.
 pub struct Ctx<'a> {
     pub plan: &'a Plan,
-    pub geometry: Geometry,
+    pub layouts: Layouts,
     pmfs: Pmfs,
     unsaved: HashMap<(u32, Fraction, Option<Fraction>), Rc<[f64]>>,
     /// Unsaved hits when each of `alive` models rolls its attacks, by (alive, attacks, hit,
@@ -85,7 +89,7 @@ impl<'a> Ctx<'a> {
     pub fn new(plan: &'a Plan) -> Ctx<'a> {
         Ctx {
             plan,
-            geometry: Geometry::new(plan.scenario()),
+            layouts: Layouts::new(plan),
             pmfs: Pmfs::default(),
             unsaved: HashMap::new(),
             rolled: HashMap::new(),
@@ -96,91 +100,45 @@ impl<'a> Ctx<'a> {
         self.plan.scenario()
     }
 
-    fn name(&self, unit: usize) -> &'a str {
-        &self.scenario().units[unit].id
+    /// Some model of `a` within `d` of some model of `b`, edge to edge.
+    fn within(&self, s: &State, a: usize, b: usize, d: f64) -> bool {
+        s[a].alive > 0 && s[b].alive > 0 && self.layouts.distance(s, a, b) <= d + EPS
     }
 
-    /// Some model of `a` within `d` of some model of `b`; a refusal when removals decide it.
-    fn within(&self, s: &State, a: usize, b: usize, d: f64, what: &str) -> Result<bool, Refused> {
-        if s[a].alive == 0 || s[b].alive == 0 {
-            return Ok(false);
-        }
-        match self
-            .geometry
-            .within(a, s[a].at_start(), b, s[b].at_start(), d)
-        {
-            Within::Yes => Ok(true),
-            Within::No => Ok(false),
-            Within::Depends { closest, farthest } => Err(format!(
-                "{what} depends on which models were removed or restored: the possible \
-                 positions of `{}` and `{}` lie {closest:.2}\" to {farthest:.2}\" apart, \
-                 edge to edge, across the {d}\" limit",
-                self.name(a),
-                self.name(b)
-            )),
-        }
+    /// Some model of `target` within the range of `shooter`'s weapon (never, unarmed).
+    fn in_range(&self, s: &State, shooter: usize, target: usize) -> bool {
+        self.scenario().units[shooter]
+            .weapon
+            .as_ref()
+            .is_some_and(|w| self.within(s, shooter, target, w.range))
     }
 
-    fn in_range(&self, s: &State, shooter: usize, target: usize) -> Result<bool, Refused> {
-        let Some(w) = &self.scenario().units[shooter].weapon else {
-            return Ok(false);
-        };
-        let what = format!(
-            "whether `{}` is in range of `{}`",
-            self.name(target),
-            self.name(shooter)
-        );
-        self.within(s, shooter, target, w.range, &what)
+    fn target_legal(&self, s: &State, shooter: usize, target: usize) -> bool {
+        s[target].alive > 0 && self.in_range(s, shooter, target)
     }
 
-    fn target_legal(&self, s: &State, shooter: usize, target: usize) -> Result<bool, Refused> {
-        Ok(s[target].alive > 0 && self.in_range(s, shooter, target)?)
-    }
-
-    /// Some model of an enemy of `unit` within `d` of some model of it; a refusal only when
-    /// no enemy is surely within and some enemy's answer depends on removals.
-    pub fn enemy_within(&self, s: &State, unit: usize, d: f64) -> Result<bool, Refused> {
+    /// Some model of an enemy of `unit` within `d` of some model of it.
+    pub fn enemy_within(&self, s: &State, unit: usize, d: f64) -> bool {
         let units = &self.scenario().units;
-        let what = format!("whether `{}` has an enemy within {d}\"", self.name(unit));
-        let mut undecided = None;
-        for e in (0..units.len()).filter(|&e| units[e].side != units[unit].side) {
-            match self.within(s, unit, e, d, &what) {
-                Ok(true) => return Ok(true),
-                Ok(false) => {}
-                Err(r) => undecided = undecided.or(Some(r)),
-            }
-        }
-        undecided.map_or(Ok(false), Err)
+        (0..units.len()).any(|e| units[e].side != units[unit].side && self.within(s, unit, e, d))
     }
 
-    /// Some enemy unit can be shot by `unit` (models on the table, in range), decided as
-    /// [`Ctx::enemy_within`] is.
-    pub fn enemy_in_range(&self, s: &State, unit: usize) -> Result<bool, Refused> {
+    /// Some enemy unit can be shot by `unit` (models on the table, in range).
+    pub fn enemy_in_range(&self, s: &State, unit: usize) -> bool {
         let units = &self.scenario().units;
-        let mut undecided = None;
-        for e in (0..units.len()).filter(|&e| units[e].side != units[unit].side) {
-            match self.target_legal(s, unit, e) {
-                Ok(true) => return Ok(true),
-                Ok(false) => {}
-                Err(r) => undecided = undecided.or(Some(r)),
-            }
-        }
-        undecided.map_or(Ok(false), Err)
+        (0..units.len()).any(|e| units[e].side != units[unit].side && self.target_legal(s, unit, e))
     }
 
     /// The enemy unit `rule` picks among those `shooter` can shoot: the nearest
     /// (`Target::Nearest`, and Call of the Masters' retargeting), the one with the fewest
-    /// (`Weakest`) or most (`Strongest`) models, ties to the nearest, then to the first in
-    /// file order. Candidates are compared in file order as the rules do; a distance
-    /// comparison is answered only when removals cannot change it (each unit distance lies
-    /// between the closest and farthest pair of potential positions, and is the closest pair
-    /// when both units stand as placed).
-    fn pick(&self, s: &State, shooter: usize, rule: Target) -> Result<Option<usize>, Refused> {
+    /// (`Weakest`) or most (`Strongest`) models, ties to the nearest (by more than the rules'
+    /// slack), then to the first in file order.
+    fn pick(&self, s: &State, shooter: usize, rule: Target) -> Option<usize> {
         let units = &self.scenario().units;
-        // (rank, distance bounds, unit) of the best so far.
-        let mut best: Option<(u32, (f64, f64), usize)> = None;
+        // (rank, distance, unit) of the best so far.
+        let mut best: Option<(u32, f64, usize)> = None;
         for t in (0..units.len()).filter(|&t| units[t].side != units[shooter].side) {
-            if !self.target_legal(s, shooter, t)? {
+            if !self.target_legal(s, shooter, t) {
                 continue;
             }
             let alive = s[t].alive;
@@ -189,31 +147,16 @@ impl<'a> Ctx<'a> {
                 Target::Strongest => u32::MAX - alive,
                 Target::Nearest | Target::Unit(_) => 0,
             };
-            let (at_a, at_t) = (s[shooter].at_start(), s[t].at_start());
-            let (lo, hi) = self.geometry.bounds(shooter, at_a, t, at_t);
-            let d = if at_a && at_t { (lo, lo) } else { (lo, hi) };
+            let d = self.layouts.distance(s, shooter, t);
             let better = match best {
                 None => true,
-                Some((r, _, _)) if rank != r => rank < r,
-                // Nearer by more than the slack, whatever models the dice left.
-                Some((_, b, _)) if d.1 < b.0 - EPS => true,
-                Some((_, b, _)) if d.0 >= b.1 - EPS => false,
-                Some((_, _, b)) => {
-                    return Err(format!(
-                        "which of `{}` and `{}` is nearer to `{}` ({}) depends on which \
-                         models were removed or restored",
-                        self.name(b),
-                        self.name(t),
-                        self.name(shooter),
-                        rule_name(rule)
-                    ))
-                }
+                Some((r, b, _)) => rank < r || (rank == r && d < b - EPS),
             };
             if better {
                 best = Some((rank, d, t));
             }
         }
-        Ok(best.map(|(_, _, t)| t))
+        best.map(|(_, _, t)| t)
     }
 
     /// Distribution of unsaved hits from `attacks` attacks hitting with `hit`, each hit
@@ -275,16 +218,13 @@ impl<'a> Ctx<'a> {
             None => self.rolled_unsaved(alive, &weapon.attacks, hit, save),
         };
         if let Some(damage) = damage.fixed() {
-            return pmf
-                .iter()
-                .enumerate()
-                .filter(|&(_, &p)| p > 0.0)
-                .map(|(u, &p)| {
-                    let mut next = s.clone();
-                    wound(&mut next[target], hp, damage, spill, u as u32);
-                    (p, next)
-                })
-                .collect();
+            let mut out = Vec::with_capacity(pmf.len());
+            for (u, &p) in pmf.iter().enumerate().filter(|&(_, &p)| p > 0.0) {
+                let mut t = s[target].clone();
+                wound(&mut t, hp, damage, spill, u as u32);
+                out.push((p, self.hit(s, shooter, target, t)));
+            }
+            return out;
         }
         // Rolled damage: the target's distribution after each number of unsaved hits, one hit
         // (of every possible damage) at a time, weighted by the chance of that many.
@@ -310,12 +250,20 @@ impl<'a> Ctx<'a> {
             }
         }
         out.into_iter()
-            .map(|(t, p)| {
-                let mut next = s.clone();
-                next[target] = t;
-                (p, next)
-            })
+            .map(|(t, p)| (p, self.hit(s, shooter, target, t)))
             .collect()
+    }
+
+    /// `s` with `target` as `t` after a volley of `shooter`, its layout following the
+    /// counts: the models killed gone, the wound on the next one.
+    fn hit(&mut self, s: &State, shooter: usize, target: usize, mut t: UnitState) -> State {
+        let killed = t.lost - s[target].lost;
+        if killed > 0 || t.wound != s[target].wound {
+            t.layout = self.layouts.wounded(s, target, shooter, killed, t.wound);
+        }
+        let mut next = s.clone();
+        next[target] = t;
+        next
     }
 
     /// Distribution of unsaved hits when each of `alive` models rolls `attacks`. The volley's
@@ -360,12 +308,7 @@ impl<'a> Ctx<'a> {
 
     /// The response window from `s` of a command declared by `actor` (aimed at unit
     /// `target`, if any), before its first use.
-    fn window(
-        &mut self,
-        s: &State,
-        actor: usize,
-        target: Option<usize>,
-    ) -> Result<Dist<Window>, Refused> {
+    fn window(&mut self, s: &State, actor: usize, target: Option<usize>) -> Dist<Window> {
         let units = &self.scenario().units;
         let mut branches: Dist<Window> = Dist::new();
         add(&mut branches, (s.clone(), false, 0), 1.0);
@@ -381,24 +324,24 @@ impl<'a> Ctx<'a> {
                     continue;
                 }
                 let can_defend = target == Some(r) && s[r].restrictions & DEFEND == 0;
-                let can_fire = || -> Result<bool, Refused> {
-                    Ok(unit.weapon.is_some()
+                let can_fire = || {
+                    unit.weapon.is_some()
                         && s[r].restrictions & SHOOT == 0
-                        && self.in_range(&s, r, actor)?)
+                        && self.in_range(&s, r, actor)
                 };
                 // Each answer it may give, with its probability.
                 let answers: Vec<(Answer, f64)> = match unit.response {
                     Response::None => vec![(Answer::Nothing, 1.0)],
                     Response::Defend if can_defend => vec![(Answer::Defend, 1.0)],
                     Response::Defend => vec![(Answer::Nothing, 1.0)],
-                    Response::CoveringFire if can_fire()? => vec![(Answer::Fire, 1.0)],
+                    Response::CoveringFire if can_fire() => vec![(Answer::Fire, 1.0)],
                     Response::CoveringFire => vec![(Answer::Nothing, 1.0)],
                     Response::Random => {
                         let mut legal = vec![Answer::Nothing];
                         if can_defend {
                             legal.push(Answer::Defend);
                         }
-                        if can_fire()? {
+                        if can_fire() {
                             legal.push(Answer::Fire);
                         }
                         let share = 1.0 / legal.len() as f64;
@@ -425,69 +368,83 @@ impl<'a> Ctx<'a> {
             }
             branches = next;
         }
-        Ok(branches)
+        branches
     }
 
-    /// Rally from the starting layout: the distribution of models restored by `uses` uses.
-    fn rally(&mut self, s: &State, unit: usize, uses: u32) -> Result<Vec<f64>, Refused> {
-        if s[unit].alive == self.scenario().units[unit].size {
-            // Nothing to restore, so nothing to place, wherever the models stand.
-            return Ok(vec![1.0]);
-        }
-        if !s.iter().all(UnitState::at_start) {
-            return Err(
-                "Rally after models were removed or restored: where restored models can go \
-                 depends on which models the dice removed or placed (the exact engine places \
-                 only from the scenario's starting layout)"
-                    .into(),
-            );
-        }
+    /// Rally by `uses` uses: every (models restored, the unit's layout after) it can lead to,
+    /// with its probability. A use restores one model per Resolve success, up to the spots
+    /// its placement finds around the models alive when it began.
+    fn rally(&mut self, s: &State, unit: usize, uses: u32) -> Result<Dist<(u32, u32)>, Refused> {
         let u = &self.scenario().units[unit];
+        let mut out = Dist::new();
+        if s[unit].alive == u.size {
+            // Nothing to restore, so nothing to place.
+            add(&mut out, (0, s[unit].layout), 1.0);
+            return Ok(out);
+        }
         let Some(resolve) = &u.resolve else {
             // Validation refuses a Rally by a unit without a Resolve test.
             return Err(format!("`{}` has no `resolve` test to Rally with", u.id));
         };
         let p = resolve.probability();
         let missing = u.size - s[unit].alive;
-        let spots = self.plan.rally_spots(unit);
-        let room = spots.len() as u32;
-        self.geometry.add_spots(unit, spots);
-        let first = self.pmfs.get(missing, p);
-        // By the number restored (the first use caps at the spots it found).
-        let mut after_first = vec![0.0; missing as usize + 1];
-        for (k, &pk) in first.iter().enumerate() {
-            after_first[(k as u32).min(room) as usize] += pk;
-        }
-        if uses == 1 {
-            return Ok(after_first);
-        }
-        let mut total = vec![0.0; missing as usize + 1];
-        for (k1, &p1) in after_first.iter().enumerate().filter(|&(_, &p)| p > 0.0) {
-            let left = missing - k1 as u32;
+        let layouts: Vec<u32> = s.iter().map(|x| x.layout).collect();
+        // From the starting layout the plan has searched the spots already.
+        let pristine = layouts.iter().all(|&l| l == 0);
+        let first: Rc<[Point]> = if pristine {
+            self.plan.rally_spots(unit).into()
+        } else {
+            self.layouts.rally_spots(self.plan, layouts.clone(), unit)
+        };
+        let room = first.len() as u32;
+        // By the number restored (each use caps at the spots it found).
+        let capped = |pmf: &[f64], room: u32| {
+            let mut by = vec![0.0; pmf.len()];
+            for (k, &pk) in pmf.iter().enumerate() {
+                by[(k as u32).min(room) as usize] += pk;
+            }
+            by
+        };
+        let after_first = capped(&self.pmfs.get(missing, p), room);
+        if uses == 2 && pristine && room >= missing {
             // When the first use found a spot for every missing model, the second one does
             // too: its greedy search retraces the first's, skipping the spots now taken
-            // (README, "Call of the Masters' Rally, and why it is fast"). Only otherwise are
-            // its spots worked out.
-            let room2 = if room >= missing {
-                left
-            } else {
-                let second = self.plan.second_rally_spots(unit, k1).to_vec();
-                self.geometry.add_spots(unit, &second);
-                second.len() as u32
-            };
-            let pmf = self.pmfs.get(left, p);
-            let row = &mut total[k1..];
-            if room2 >= left {
-                for (t, &p2) in row.iter_mut().zip(pmf.iter()) {
+            // (README, "Call of the Masters' Rally, and why it is fast"). So the layout
+            // depends only on how many came back in all: the first that many spots.
+            let mut total = vec![0.0; missing as usize + 1];
+            for (k1, &p1) in after_first.iter().enumerate().filter(|&(_, &p)| p > 0.0) {
+                let pmf = self.pmfs.get(missing - k1 as u32, p);
+                for (t, &p2) in total[k1..].iter_mut().zip(pmf.iter()) {
                     *t += p1 * p2;
                 }
+            }
+            for (r, &q) in total.iter().enumerate().filter(|&(_, &q)| q > 0.0) {
+                let l = self.layouts.rallied(unit, s[unit].layout, &first[..r]);
+                add(&mut out, (r as u32, l), q);
+            }
+            return Ok(out);
+        }
+        for (k1, &p1) in after_first.iter().enumerate().filter(|&(_, &p)| p > 0.0) {
+            let l1 = self.layouts.rallied(unit, s[unit].layout, &first[..k1]);
+            if uses == 1 {
+                add(&mut out, (k1 as u32, l1), p1);
+                continue;
+            }
+            let left = missing - k1 as u32;
+            let second: Rc<[Point]> = if pristine {
+                self.plan.second_rally_spots(unit, k1).into()
             } else {
-                for (k2, &p2) in pmf.iter().enumerate() {
-                    row[(k2 as u32).min(room2) as usize] += p1 * p2;
-                }
+                let mut after = layouts.clone();
+                after[unit] = l1;
+                self.layouts.rally_spots(self.plan, after, unit)
+            };
+            let after_second = capped(&self.pmfs.get(left, p), second.len() as u32);
+            for (k2, &p2) in after_second.iter().enumerate().filter(|&(_, &p)| p > 0.0) {
+                let l2 = self.layouts.rallied(unit, l1, &second[..k2]);
+                add(&mut out, ((k1 + k2) as u32, l2), p1 * p2);
             }
         }
-        Ok(total)
+        Ok(out)
     }
 
     /// Whether `actor` can declare `order` from `s` (the rules' eligibility: a model alive,
@@ -505,13 +462,11 @@ impl<'a> Ctx<'a> {
             return Ok(None);
         }
         match order {
-            Order::Rally => Ok((!self.enemy_within(s, actor, 1.0)?).then_some(Followed::Rally)),
+            Order::Rally => Ok((!self.enemy_within(s, actor, 1.0)).then_some(Followed::Rally)),
             Order::Shoot {
                 target: Target::Unit(t),
-            } => Ok(self
-                .target_legal(s, actor, t)?
-                .then_some(Followed::Shoot(t))),
-            Order::Shoot { target: rule } => Ok(self.pick(s, actor, rule)?.map(Followed::Shoot)),
+            } => Ok(self.target_legal(s, actor, t).then_some(Followed::Shoot(t))),
+            Order::Shoot { target: rule } => Ok(self.pick(s, actor, rule).map(Followed::Shoot)),
             Order::Run { .. } => Err("Run moves units, and the exact engine follows no movement \
                                       (every later distance would change)"
                 .into()),
@@ -560,7 +515,7 @@ impl<'a> Ctx<'a> {
             s[actor].restrictions |= applies;
             s
         };
-        for ((s, defending, responses), p) in self.window(s, actor, target)? {
+        for ((s, defending, responses), p) in self.window(s, actor, target) {
             if s[actor].alive == 0 {
                 // Wiped out by Covering Fire: every use fizzles.
                 emit(
@@ -573,11 +528,11 @@ impl<'a> Ctx<'a> {
             let responses = i64::from(responses);
             match followed {
                 Followed::Rally => {
-                    let restored = self.rally(&s, actor, uses)?;
-                    for (r, &q) in restored.iter().enumerate().filter(|&(_, &q)| q > 0.0) {
+                    for ((r, layout), q) in self.rally(&s, actor, uses)? {
                         let mut next = s.clone();
-                        next[actor].alive += r as u32;
-                        next[actor].restored += r as u32;
+                        next[actor].alive += r;
+                        next[actor].restored += r;
+                        next[actor].layout = layout;
                         emit(
                             p * q,
                             finish(next),
@@ -591,11 +546,9 @@ impl<'a> Ctx<'a> {
                     for use_ in 0..uses {
                         let mut next: Dist<Volley> = Dist::new();
                         for ((s, mut target, fizzled), q) in volleys {
-                            if use_ > 0 && !self.target_legal(&s, actor, target)? {
+                            if use_ > 0 && !self.target_legal(&s, actor, target) {
                                 let retarget = if scenario.options.masters_retarget {
-                                    self.pick(&s, actor, Target::Nearest).map_err(|r| {
-                                        format!("Call of the Masters' retargeting: {r}")
-                                    })?
+                                    self.pick(&s, actor, Target::Nearest)
                                 } else {
                                     None
                                 };
@@ -623,15 +576,6 @@ impl<'a> Ctx<'a> {
             }
         }
         Ok(())
-    }
-}
-
-/// How a refusal names a target rule.
-fn rule_name(rule: Target) -> &'static str {
-    match rule {
-        Target::Nearest | Target::Unit(_) => "target rule `nearest`",
-        Target::Weakest => "target rule `weakest`, tied",
-        Target::Strongest => "target rule `strongest`, tied",
     }
 }
 

@@ -5,8 +5,7 @@
 //!
 //! Which order a unit takes is a function of the state: counts decide `alive`, `missing`,
 //! `size`, `round` and `damaged`; `enemy_within(D)`, `in_range`, the target rules and Rally's
-//! 1" rule are asked of `geometry` through the same `Ctx` the steps use,
-//! and refused where removals could change the answer. A `best` order takes the option the
+//! 1" rule are measured on the state's layouts through the same `Ctx` the steps use. A `best` order takes the option the
 //! advice gives for the [`Moment`] of the activation. Every move of the driver takes a
 //! configuration strictly later in (round, stage, activations begun, idle sides), and the
 //! work list is ordered by that first, so a configuration is expanded only once every path
@@ -253,13 +252,8 @@ pub(super) fn applicable(
                 s,
                 unit,
                 round,
-                refused: None,
             };
-            let holds = when.holds(&mut situation);
-            if let Some(reason) = situation.refused {
-                return Err(refuse(reason));
-            }
-            if !holds {
+            if !when.holds(&mut situation) {
                 continue;
             }
         }
@@ -293,7 +287,9 @@ fn choose(
     let Some((i, declarable)) = applicable(ctx, e, s, unit, round)? else {
         return Ok(None);
     };
-    if let Given::Order(_) = e.orders[unit][i].order {
+    // A plain order, or a `best` one with one option it can declare, needs no advice (play
+    // falls back to the first option it can declare, as here).
+    if matches!(e.orders[unit][i].order, Given::Order(_)) || declarable.len() == 1 {
         return Ok(Some((i, declarable[0].1)));
     }
     let advised = policy
@@ -336,24 +332,13 @@ pub(super) fn moment(
     }
 }
 
-/// What a condition sees in the programme: the activated unit in one state. A geometric
-/// question that removals could answer either way records why and answers `false`; the
-/// caller then refuses (later questions are still asked, but their answers are not used).
+/// What a condition sees in the programme: the activated unit in one state, its geometric
+/// questions answered from the state's layouts.
 struct Exact<'c, 'a> {
     ctx: &'c Ctx<'a>,
     s: &'c State,
     unit: usize,
     round: u32,
-    refused: Option<Refused>,
-}
-
-impl Exact<'_, '_> {
-    fn decided(&mut self, answer: Result<bool, Refused>) -> bool {
-        answer.unwrap_or_else(|reason| {
-            self.refused.get_or_insert(reason);
-            false
-        })
-    }
 }
 
 impl Situation for Exact<'_, '_> {
@@ -374,13 +359,11 @@ impl Situation for Exact<'_, '_> {
     }
 
     fn enemy_within(&mut self, inches: f64) -> bool {
-        let answer = self.ctx.enemy_within(self.s, self.unit, inches);
-        self.decided(answer)
+        self.ctx.enemy_within(self.s, self.unit, inches)
     }
 
     fn in_range(&mut self) -> bool {
-        let answer = self.ctx.enemy_in_range(self.s, self.unit);
-        self.decided(answer)
+        self.ctx.enemy_in_range(self.s, self.unit)
     }
 }
 

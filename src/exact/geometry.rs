@@ -1,136 +1,201 @@
-//! Geometry facts the exact engine may rely on, and when it must refuse.
+//! Where models stand in the exact engine's states: a table of layouts, and the geometry
+//! questions answered from them.
 //!
-//! A state does not say where models stand. A unit with no model removed or restored stands
-//! exactly where the scenario placed it; otherwise its models are some subset of its
-//! *potential positions*: its starting models and every Rally spot any reachable state has
-//! used so far. A question about two units (is one in range of the other, is one within 1" of
-//! the other) is answered exactly when both stand at the start; otherwise it is answered only
-//! when every pair of potential positions gives the same answer (all within, or none), since
-//! then no choice of removed or restored models can change it. Otherwise the answer would
-//! depend on which model the dice removed, and the engine refuses. Which of two units is
-//! nearer (target rules, retargeting) is answered from [`Geometry::bounds`] likewise: the
-//! unit distance lies between the closest and the farthest pair of potential positions.
+//! A layout is one unit's models in the order the rules keep them (their centres and HP).
+//! Which model a wound goes to and where Rally puts restored models are deterministic given
+//! every unit's layout, so a state that carries a layout id per unit has a successor layout
+//! for every count of dice outcomes: [`Layouts::wounded`] removes and damages models in the
+//! order Shoot picks them, [`Layouts::rallied`] appends the spots Rally's search finds (both
+//! borrowed from `crate::rules::layout`, the rules' own deterministic geometry; the dice
+//! stay restated in `commands`). Layouts are interned per unit, so equal layouts get equal ids
+//! and the states holding them merge; id 0 is the scenario's starting layout.
+//!
+//! Distances (range, `enemy_within`, Rally's 1" rule, the target rules) are measured between
+//! layouts as the rules measure them, closest pair edge to edge, and remembered per pair.
 
-use crate::rules::geometry::{edge_distance, Point, EPS};
-use crate::scenario::Scenario;
+use super::state::State;
+use crate::rules::geometry::{closest, Point};
+use crate::rules::layout;
+use crate::rules::world::Model;
+use crate::rules::Plan;
+use std::cell::RefCell;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
 
-/// The answer to "is some model of A within d of some model of B?".
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Within {
-    Yes,
-    No,
-    /// Some pairs of potential positions are within d and some are not.
-    Depends {
-        closest: f64,
-        farthest: f64,
-    },
+/// A layout's hash, over each model's centre (as bits) and HP.
+fn hash(models: &[Model]) -> u64 {
+    let mut h = DefaultHasher::new();
+    for m in models {
+        (m.centre.x.to_bits(), m.centre.y.to_bits(), m.hp).hash(&mut h);
+    }
+    h.finish()
 }
 
-pub struct Geometry {
-    start: Vec<Vec<Point>>,
-    potential: Vec<Vec<Point>>,
+/// The same models, bit for bit, in the same order.
+fn same(a: &[Model], b: &[Model]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(p, q)| {
+            p.centre.x.to_bits() == q.centre.x.to_bits()
+                && p.centre.y.to_bits() == q.centre.y.to_bits()
+                && p.hp == q.hp
+        })
+}
+
+/// (target, its layout, shooter, its layout).
+type Pair = (usize, u32, usize, u32);
+
+pub struct Layouts {
+    /// Per unit, its layouts by id.
+    tables: Vec<Vec<Rc<[Model]>>>,
+    /// Per unit, the ids of its layouts by hash (a layout is stored once, in `tables`).
+    ids: Vec<HashMap<u64, Vec<u32>>>,
     radius: Vec<f64>,
+    full: Vec<u32>,
+    /// Closest edge-to-edge distance between two units' layouts.
+    distances: RefCell<HashMap<Pair, f64>>,
+    /// The order wounds reach the target's models, per target and shooter layouts.
+    orders: HashMap<Pair, Rc<[usize]>>,
+    /// `wounded`'s answers, by its arguments.
+    wounds: HashMap<(Pair, u32, u32), u32>,
+    /// Rally's spots for a unit, by every unit's layout.
+    spots: HashMap<(usize, Vec<u32>), Rc<[Point]>>,
 }
 
-impl Geometry {
-    pub fn new(scenario: &Scenario) -> Geometry {
-        let start: Vec<Vec<Point>> = scenario.units.iter().map(|u| u.models.clone()).collect();
-        Geometry {
-            potential: start.clone(),
-            start,
-            radius: scenario.units.iter().map(|u| u.radius()).collect(),
+impl Layouts {
+    pub fn new(plan: &Plan) -> Layouts {
+        let units = &plan.scenario().units;
+        let mut l = Layouts {
+            tables: vec![Vec::new(); units.len()],
+            ids: vec![HashMap::new(); units.len()],
+            radius: units.iter().map(|u| u.radius()).collect(),
+            full: units.iter().map(|u| u.hp).collect(),
+            distances: RefCell::new(HashMap::new()),
+            orders: HashMap::new(),
+            wounds: HashMap::new(),
+            spots: HashMap::new(),
+        };
+        for (i, u) in units.iter().enumerate() {
+            let start: Vec<Model> = u
+                .models
+                .iter()
+                .map(|&centre| Model { centre, hp: u.hp })
+                .collect();
+            l.intern(i, start);
         }
+        l
     }
 
-    /// Records that models of `unit` may now stand at `spots` (Rally placements).
-    pub fn add_spots(&mut self, unit: usize, spots: &[Point]) {
-        let known = &mut self.potential[unit];
-        for &p in spots {
-            if !known.iter().any(|q| q.x == p.x && q.y == p.y) {
-                known.push(p);
-            }
+    /// The id of `models` as a layout of `unit`, new ids numbered from the table's length.
+    fn intern(&mut self, unit: usize, models: Vec<Model>) -> u32 {
+        let table = &mut self.tables[unit];
+        let bucket = self.ids[unit].entry(hash(&models)).or_default();
+        if let Some(&id) = bucket
+            .iter()
+            .find(|&&id| same(&table[id as usize], &models))
+        {
+            return id;
         }
+        table.push(models.into());
+        let id = (table.len() - 1) as u32;
+        bucket.push(id);
+        id
     }
 
-    /// The closest and farthest edge-to-edge distances between a model of `a` and a model of
-    /// `b`, over the positions they may hold (`*_at_start`: that unit stands exactly as
-    /// placed). When both stand at the start, `closest` is the rules' unit distance.
-    pub fn bounds(&self, a: usize, a_at_start: bool, b: usize, b_at_start: bool) -> (f64, f64) {
-        let pick = |u: usize, at_start: bool| {
-            if at_start {
-                &self.start[u]
-            } else {
-                &self.potential[u]
+    fn models(&self, unit: usize, layout: u32) -> &[Model] {
+        &self.tables[unit][layout as usize]
+    }
+
+    /// Edge-to-edge distance between the closest models of units `a` and `b` in `s`
+    /// (infinite when either has none).
+    pub fn distance(&self, s: &State, a: usize, b: usize) -> f64 {
+        let key = (a, s[a].layout, b, s[b].layout);
+        if let Some(&d) = self.distances.borrow().get(&key) {
+            return d;
+        }
+        let (ma, mb) = (self.models(a, key.1), self.models(b, key.3));
+        let d = closest(
+            ma.iter().map(|m| m.centre),
+            self.radius[a],
+            mb.iter().map(|m| m.centre),
+            self.radius[b],
+        );
+        self.distances.borrow_mut().insert(key, d);
+        d
+    }
+
+    /// The layout of `target` after a volley of `shooter` in `s` killed `killed` models and
+    /// left `wound` damage on the next one: the first `killed` models in Shoot's order gone,
+    /// the rest in their order, the next one `wound` HP down.
+    pub fn wounded(
+        &mut self,
+        s: &State,
+        target: usize,
+        shooter: usize,
+        killed: u32,
+        wound: u32,
+    ) -> u32 {
+        let before = s[target].layout;
+        let key = (target, before, shooter, s[shooter].layout);
+        if let Some(&id) = self.wounds.get(&(key, killed, wound)) {
+            return id;
+        }
+        let order = match self.orders.get(&key) {
+            Some(o) => o.clone(),
+            None => {
+                let o: Rc<[usize]> = layout::wound_order(
+                    self.models(target, before),
+                    self.full[target],
+                    self.models(shooter, key.3),
+                )
+                .into();
+                self.orders.insert(key, o.clone());
+                o
             }
         };
-        let (pa, pb) = (pick(a, a_at_start), pick(b, b_at_start));
-        let (ra, rb) = (self.radius[a], self.radius[b]);
-        let mut closest = f64::INFINITY;
-        let mut farthest = f64::NEG_INFINITY;
-        for &p in pa {
-            for &q in pb {
-                let e = edge_distance(p, ra, q, rb);
-                closest = closest.min(e);
-                farthest = farthest.max(e);
-            }
+        let mut models = self.models(target, before).to_vec();
+        let full = self.full[target];
+        if let Some(&next) = order.get(killed as usize) {
+            models[next].hp = full - wound;
         }
-        (closest, farthest)
+        let mut gone = vec![false; models.len()];
+        for &i in &order[..killed as usize] {
+            gone[i] = true;
+        }
+        let mut gone = gone.into_iter();
+        models.retain(|_| !gone.next().unwrap_or(false));
+        let id = self.intern(target, models);
+        self.wounds.insert((key, killed, wound), id);
+        id
     }
 
-    /// Whether some model of `a` is within `d` inches (edge to edge, with the rules' slack) of
-    /// some model of `b`.
-    pub fn within(&self, a: usize, a_at_start: bool, b: usize, b_at_start: bool, d: f64) -> Within {
-        let (closest, farthest) = self.bounds(a, a_at_start, b, b_at_start);
-        if closest > d + EPS {
-            Within::No
-        } else if (a_at_start && b_at_start) || farthest <= d + EPS {
-            // Both as placed: the closest pair decides, exactly as the rules measure it.
-            Within::Yes
-        } else {
-            Within::Depends { closest, farthest }
+    /// Where one use of Rally by `unit` places up to every missing model when the units stand
+    /// as `layouts` say; `size` is the unit's size.
+    pub fn rally_spots(&mut self, plan: &Plan, layouts: Vec<u32>, unit: usize) -> Rc<[Point]> {
+        if let Some(s) = self.spots.get(&(unit, layouts.clone())) {
+            return s.clone();
         }
+        let models: Vec<&[Model]> = layouts
+            .iter()
+            .enumerate()
+            .map(|(u, &l)| self.models(u, l))
+            .collect();
+        let missing = plan.scenario().units[unit].size as usize - models[unit].len();
+        let spots: Rc<[Point]> =
+            layout::rally_spots(plan.scenario(), &models, unit, missing).into();
+        self.spots.insert((unit, layouts), spots.clone());
+        spots
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scenario;
-
-    #[test]
-    fn answers_only_what_removals_cannot_change() {
-        let text = r#"
-[scenario]
-name = "g"
-[[unit]]
-id = "a"
-side = "blue"
-size = 2
-resolve = "d6>=4"
-models = [[10.0, 10.0], [30.0, 10.0]]
-[[unit]]
-id = "b"
-side = "red"
-size = 1
-resolve = "d6>=4"
-models = [[20.0, 10.0]]
-[[step]]
-unit = "a"
-command = "rally"
-"#;
-        let set = scenario::parse(text, "g.toml", &[]).unwrap();
-        let g = Geometry::new(&set.variants[0].scenario);
-        // 9" edge to edge from both models of a.
-        assert_eq!(g.within(0, true, 1, true, 9.0), Within::Yes);
-        assert_eq!(g.within(0, false, 1, true, 9.0), Within::Yes);
-        assert_eq!(g.within(0, false, 1, true, 8.0), Within::No);
-        let mut g = g;
-        g.add_spots(0, &[Point::new(12.0, 10.0)]);
-        // The restored spot is 7" away; the starting models 9": depends unless both start.
-        assert_eq!(g.within(0, true, 1, true, 8.0), Within::No);
-        assert!(matches!(
-            g.within(0, false, 1, true, 8.0),
-            Within::Depends { .. }
-        ));
+    /// The layout of `unit` from `layout` with models of full HP added at `spots`.
+    pub fn rallied(&mut self, unit: usize, layout: u32, spots: &[Point]) -> u32 {
+        if spots.is_empty() {
+            return layout;
+        }
+        let hp = self.full[unit];
+        let mut models = self.models(unit, layout).to_vec();
+        models.extend(spots.iter().map(|&centre| Model { centre, hp }));
+        self.intern(unit, models)
     }
 }

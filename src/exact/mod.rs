@@ -3,13 +3,14 @@
 //!
 //! For each choice of each sweep point, [`choice`] walks the steps over a distribution of
 //! `State`s (per unit: models alive, restored, lost, damage taken, the damaged
-//! model's wound, restrictions, token), merging equal states, and gathers each step's metrics
+//! model's wound, restrictions, token, layout), merging equal states, and gathers each step's metrics
 //! as it goes; at the end every metric's pmf is a marginal of the final distribution. Dice
 //! enter only as binomial pmfs of the exact per-test probabilities from
 //! [`crate::dice::DiceTest::probability`] and as the pmfs of rolled attacks and damage from
 //! [`crate::dice::Amount::probabilities`]; the rules are restated over counts in
-//! `commands`, not borrowed from the sampler. From the rules' compiled plan it takes only
-//! deterministic geometry: where a Rally from the starting layout places models.
+//! `commands`, not borrowed from the sampler. From the rules it takes only deterministic
+//! geometry: which model a wound goes to and where Rally places models, given every unit's
+//! layout (`geometry`).
 //!
 //! An engagement scenario is played by [`engaged`] instead: the same states and the same
 //! commands, driven by `engagement`, which also carries the round, whose turn it is and the
@@ -19,14 +20,14 @@
 //! by backward induction over the same states (`advise`), and `engagement` follows it.
 //!
 //! It refuses, naming the step (or the unit and order) and why, whatever it cannot follow
-//! exactly: a metric or an order's condition or target rule that could depend on positions
-//! the dice chose (see [`geometry`]), Run, card games, and state spaces over [`MAX_STATES`].
+//! exactly: Run, card games, and state spaces over [`MAX_STATES`] (saying how many states it
+//! found).
 
 mod advise;
 mod binomial;
 mod commands;
 mod engagement;
-pub mod geometry;
+mod geometry;
 mod state;
 pub mod validate;
 

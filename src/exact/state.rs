@@ -2,8 +2,8 @@
 //! metrics report at the end. Equal states merge, so the programme's size is the number of
 //! distinct reachable states, not the number of dice paths.
 //!
-//! Positions are not part of the state: they are known only where the dice cannot have moved
-//! them (see `geometry`).
+//! Where the models stand is part of the state, as a layout id per unit (see `geometry`, which
+//! interns layouts so that equal layouts get equal ids and states with them merge).
 
 use std::collections::BTreeMap;
 
@@ -27,6 +27,9 @@ pub struct UnitState {
     pub wound: u32,
     pub restrictions: u8,
     pub token: bool,
+    /// Which models stand where, with what HP: an id in the programme's layout table, 0 for
+    /// the scenario's starting layout.
+    pub layout: u32,
 }
 
 impl UnitState {
@@ -40,12 +43,8 @@ impl UnitState {
             wound: 0,
             restrictions: 0,
             token: false,
+            layout: 0,
         }
-    }
-
-    /// Its models stand where the scenario placed them: none removed, none restored.
-    pub fn at_start(&self) -> bool {
-        self.restored == 0 && self.lost == 0
     }
 }
 

@@ -55,6 +55,7 @@ pub mod condition;
 pub mod designs;
 pub mod engagement;
 pub mod geometry;
+pub(crate) mod layout;
 pub mod metrics;
 pub mod outcome;
 pub mod placement;
