@@ -1,11 +1,19 @@
 //! Throughput of the card game, in turns per second: one random-deck turn (2 cards a side)
 //! played directly, a whole shipped scenario through the engine on 1 and 2 threads, and the
 //! xoshiro256++ word rate measured in the same run as the baseline to read them against.
+//!
+//! The `gathering` group splits the shipped random-deck scenario's cost between the rules and
+//! the engine's per-trial gathering of its metrics into histograms: the same games played
+//! directly, then each game's row gathered the way the engine's worker does it (a column
+//! batch), then gathered as a sparse row (only the non-zero metrics added, the zeros counted
+//! once per batch), then counted in a table of small values. The gatherings are local models
+//! written here, not the engine's code.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rand::Rng;
 use rollcall::cards::CardPlan;
 use rollcall::engine::{self, stream, Monitor, Plain, RunSpec, Shard, Trial};
+use rollcall::stats::Histogram;
 use std::hint::black_box;
 
 fn plan(text: &str) -> CardPlan {
@@ -107,5 +115,118 @@ fn engine_runs(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, baseline, turns, engine_runs);
+/// Trials per batch of the engine's worker: a column per metric, each added to its histogram
+/// at once when the batch is full (one `add_count` when the column is constant).
+const BATCH: usize = 256;
+
+/// The shipped random-deck scenario played directly, then gathered densely (as the engine's
+/// worker does) and sparsely (what an engine taking sparse rows would do).
+fn gathering(c: &mut Criterion) {
+    let mut g = c.benchmark_group("gathering");
+    const GAMES: u64 = 1 << 16;
+    let plan = plan(include_str!("../configs/cards-random.toml"));
+    let m = plan.metrics().len();
+    let turns = plan.game().turns() as u64;
+    g.throughput(Throughput::Elements(GAMES * turns));
+    let mut scratch = plan.scratch();
+    let mut out = vec![0i64; m];
+    g.bench_function("cards_random_played", |b| {
+        let mut draws = Plain(stream::trial_stream(1));
+        b.iter(|| {
+            for _ in 0..GAMES {
+                plan.play(0, &mut scratch, &mut draws, &mut out);
+            }
+            black_box(out[0])
+        })
+    });
+    g.bench_function("cards_random_played_and_gathered_dense", |b| {
+        let mut draws = Plain(stream::trial_stream(1));
+        let mut hists = vec![Histogram::new(); m];
+        let mut columns = vec![0i64; m * BATCH];
+        b.iter(|| {
+            let mut filled = 0;
+            for _ in 0..GAMES {
+                plan.play(0, &mut scratch, &mut draws, &mut out);
+                for (j, &v) in out.iter().enumerate() {
+                    columns[j * BATCH + filled] = v;
+                }
+                filled += 1;
+                if filled == BATCH {
+                    for (column, h) in columns.chunks_exact(BATCH).zip(&mut hists) {
+                        let first = column[0];
+                        if column.iter().all(|&v| v == first) {
+                            h.add_count(first, BATCH as u64);
+                        } else {
+                            column.iter().for_each(|&v| h.add(v));
+                        }
+                    }
+                    filled = 0;
+                }
+            }
+            black_box(hists[0].total())
+        })
+    });
+    g.bench_function("cards_random_played_and_gathered_sparse", |b| {
+        let mut draws = Plain(stream::trial_stream(1));
+        let mut hists = vec![Histogram::new(); m];
+        let mut non_zero = vec![0u64; m];
+        let mut listed = vec![0u32; m];
+        b.iter(|| {
+            let mut filled = 0;
+            for _ in 0..GAMES {
+                plan.play(0, &mut scratch, &mut draws, &mut out);
+                // The row's non-zero entries, as a trial handing the engine a sparse row
+                // would list them (compacted here without branches; a trial counting its
+                // events knows them already).
+                let mut k = 0;
+                for (j, &v) in out.iter().enumerate() {
+                    listed[k] = j as u32;
+                    k += (v != 0) as usize;
+                }
+                for &j in &listed[..k] {
+                    hists[j as usize].add(out[j as usize]);
+                    non_zero[j as usize] += 1;
+                }
+                filled += 1;
+                if filled == BATCH {
+                    for (h, n) in hists.iter_mut().zip(&mut non_zero) {
+                        h.add_count(0, BATCH as u64 - *n);
+                        *n = 0;
+                    }
+                    filled = 0;
+                }
+            }
+            black_box(hists[0].total())
+        })
+    });
+    g.bench_function("cards_random_played_and_gathered_small_counts", |b| {
+        // Every metric of every trial counted at once in a table of small values (here 0 to
+        // 3), the rare larger values going to the histogram: no batch, no branch that
+        // depends on the data.
+        const SMALL: usize = 4;
+        let mut draws = Plain(stream::trial_stream(1));
+        let mut hists = vec![Histogram::new(); m];
+        let mut small = vec![0u64; m * SMALL];
+        b.iter(|| {
+            for _ in 0..GAMES {
+                plan.play(0, &mut scratch, &mut draws, &mut out);
+                for (j, &v) in out.iter().enumerate() {
+                    match usize::try_from(v) {
+                        Ok(v) if v < SMALL => small[j * SMALL + v] += 1,
+                        _ => hists[j].add(v),
+                    }
+                }
+            }
+            for (j, h) in hists.iter_mut().enumerate() {
+                for v in 0..SMALL {
+                    h.add_count(v as i64, std::mem::take(&mut small[j * SMALL + v]));
+                }
+            }
+            black_box(hists[0].total())
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, baseline, turns, gathering, engine_runs);
 criterion_main!(benches);

@@ -177,11 +177,13 @@ impl Table {
         self.queue.clear();
     }
 
+    #[inline]
     fn tick(&mut self) -> u64 {
         self.clock += 1;
         self.clock
     }
 
+    #[inline]
     fn appear(&mut self, card: CardIx, player: u8, origin: Origin) -> u32 {
         let appeared = self.tick();
         self.instances.push(Instance {
@@ -197,6 +199,7 @@ impl Table {
 
 /// Resolves one turn: `plays[p]` are player p's normally played cards in slot order, `first`
 /// (0 = A, 1 = B) has the initiative.
+#[inline]
 pub fn resolve_turn<R: Rng + ?Sized, S: Sink>(
     game: &CardGame,
     table: &mut Table,
@@ -227,6 +230,7 @@ pub fn resolve_turn<R: Rng + ?Sized, S: Sink>(
     end_turn(game, table);
 }
 
+#[inline]
 fn come_to_resolve<R: Rng + ?Sized, S: Sink>(
     game: &CardGame,
     t: &mut Table,

@@ -26,19 +26,24 @@ pub fn below<R: Rng + ?Sized>(rng: &mut R, n: u32) -> u32 {
     (m >> 32) as u32
 }
 
-/// `v.remove(i)` for the short vectors of a hand or a deck: the card bubbles to the end by
-/// swaps and is popped. Same result as `Vec::remove`, without a call into libc's `memmove`,
-/// which dominates for a handful of elements; drawing from the top is a plain pop.
+/// `v.remove(i)` for the short vectors of a hand or a deck, without a call into libc's
+/// `memmove`, which dominates for a handful of elements; drawing from the top is a plain pop.
+/// The cards above `i` move down one by one from the top, each carried in a register: a
+/// bubble of adjacent swaps instead reads back every pair just written, half overlapping the
+/// last store, which the processor cannot forward and so stalls on each step.
 #[inline]
 pub fn remove_in_order(v: &mut Vec<CardIx>, i: usize) -> CardIx {
     let n = v.len();
     debug_assert!(i < n, "remove_in_order({i}) from {n} cards");
-    if i + 1 < n {
-        for j in i..n - 1 {
-            v.swap(j, j + 1);
+    let Some(mut carry) = v.pop() else {
+        return CardIx::default();
+    };
+    if let Some(below_top) = v.get_mut(i..) {
+        for slot in below_top.iter_mut().rev() {
+            carry = std::mem::replace(slot, carry);
         }
     }
-    v.pop().unwrap_or_default()
+    carry
 }
 
 /// A deck: `cards` bottom to top (the top card is the last), of which the top `fixed` are in
@@ -99,18 +104,23 @@ impl Deck {
     }
 
     /// Takes the top card; `None` when the deck is empty.
+    #[inline]
     pub fn draw<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Option<CardIx> {
         let n = self.cards.len();
         if n == 0 {
             return None;
         }
         if self.fixed == 0 {
-            // The Fisher-Yates step that fixes the top card, then take it.
+            // The Fisher-Yates step that fixes the top card, and take it: card r is drawn and
+            // the top card takes its place in the pool (a swap and a pop, one store fewer).
             let r = below(rng, n as u32) as usize;
-            self.cards.swap(r, n - 1);
-        } else {
-            self.fixed -= 1;
+            let top = self.cards.pop()?;
+            return Some(match self.cards.get_mut(r) {
+                Some(slot) => std::mem::replace(slot, top),
+                None => top,
+            });
         }
+        self.fixed -= 1;
         self.cards.pop()
     }
 
@@ -259,6 +269,56 @@ mod tests {
             counts.values().all(|&c| (845..=1_155).contains(&c)),
             "{counts:?}"
         );
+    }
+
+    #[test]
+    fn remove_in_order_is_vec_remove() {
+        let mut rng = trial_stream(13);
+        for _ in 0..2_000 {
+            let n = below(&mut rng, 12) as usize + 1;
+            let v: Vec<CardIx> = (0..n).map(|_| below(&mut rng, 40) as CardIx).collect();
+            let i = below(&mut rng, n as u32) as usize;
+            let (mut fast, mut plain) = (v.clone(), v.clone());
+            assert_eq!(
+                remove_in_order(&mut fast, i),
+                plain.remove(i),
+                "{v:?} at {i}"
+            );
+            assert_eq!(fast, plain, "{v:?} at {i}");
+        }
+    }
+
+    #[test]
+    fn drawing_from_a_shuffled_deck_is_a_fisher_yates_step_and_a_pop() {
+        // The plain statement of a draw: fix the top card with one Fisher-Yates step (swap a
+        // uniformly chosen card to the top), then take the top.
+        let plain_draw = |cards: &mut Vec<CardIx>, rng: &mut crate::engine::stream::Stream| {
+            let n = cards.len();
+            let r = below(rng, n as u32) as usize;
+            cards.swap(r, n - 1);
+            cards.pop()
+        };
+        let mut shape = trial_stream(14);
+        for seed in 0..500 {
+            let n = below(&mut shape, 20) as usize + 1;
+            let cards: Vec<CardIx> = (0..n as CardIx).collect();
+            let mut deck = Deck::default();
+            deck.reset_shuffled(&cards);
+            let (mut fast_rng, mut plain_rng) = (trial_stream(seed), trial_stream(seed));
+            let mut plain = cards.clone();
+            for _ in 0..n {
+                assert_eq!(
+                    deck.draw(&mut fast_rng),
+                    plain_draw(&mut plain, &mut plain_rng)
+                );
+            }
+            assert_eq!(deck.draw(&mut fast_rng), None);
+            assert_eq!(
+                fast_rng.next_u64(),
+                plain_rng.next_u64(),
+                "same words drawn"
+            );
+        }
     }
 
     #[test]
