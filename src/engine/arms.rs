@@ -2,9 +2,15 @@
 //! arms compared the pair of leaves. Most trials of most arms end at leaves, so a trial costs
 //! a walk and a count per arm and a count per pair of arms, instead of a histogram update per
 //! metric and per pair of metrics; the counts become histograms once per chunk.
+//!
+//! Arms whose trees are known to two draws are not walked at all: trials are counted by the
+//! cell of their first words on a grid where each such arm's leaf is fixed ([`cells`]).
+
+mod cells;
 
 use super::stream::{self, LaneState, Stream};
 use super::tree::{LeafCounts, Tree};
+use cells::{Grid, Shape};
 use super::{Gathered, Trial};
 use rand::Rng;
 use std::collections::HashMap;
@@ -24,6 +30,13 @@ const BLOCK_VALUES: usize = 1 << 16;
 /// allows go to a map.
 const TABLE_CELLS: usize = 1 << 16;
 
+/// The chance of a trial landing where the grid's arms do not all know their leaf, at most,
+/// when choosing arms for the grid: such trials are walked arm by arm.
+const UNKNOWN_MASS: f64 = 1.0 / 64.0;
+
+/// A block's trial that is not in a known cell of the grid.
+const WALKED: u32 = u32::MAX;
+
 /// Trials counted by the pair of leaves two arms ended at.
 #[derive(Default)]
 struct PairCounts {
@@ -36,23 +49,23 @@ struct PairCounts {
 
 impl PairCounts {
     #[inline]
-    fn add(&mut self, a: u32, b: u32) {
+    fn add(&mut self, a: u32, b: u32, n: u64) {
         let (i, j) = (a as usize, b as usize);
         match self.cells.get_mut(i * self.width + j) {
-            Some(cell) if j < self.width => *cell += 1,
-            _ => self.add_beyond(a, b),
+            Some(cell) if j < self.width => *cell += n,
+            _ => self.add_beyond(a, b, n),
         }
     }
 
     /// Widens the table to hold (a, b), or counts the pair in the map when the table would
     /// grow past [`TABLE_CELLS`].
     #[cold]
-    fn add_beyond(&mut self, a: u32, b: u32) {
+    fn add_beyond(&mut self, a: u32, b: u32, n: u64) {
         let rows = (self.cells.len() / self.width.max(1)).max(a as usize + 1);
         let width = self.width.max(b as usize + 1);
         let (rows, width) = (rows.next_power_of_two(), width.next_power_of_two());
         if rows * width > TABLE_CELLS {
-            *self.beyond.entry((a, b)).or_insert(0) += 1;
+            *self.beyond.entry((a, b)).or_insert(0) += n;
             return;
         }
         let mut cells = vec![0; rows * width];
@@ -61,7 +74,7 @@ impl PairCounts {
         }
         self.cells = cells;
         self.width = width;
-        self.cells[a as usize * width + b as usize] += 1;
+        self.cells[a as usize * width + b as usize] += n;
     }
 
     /// Each pair of leaves with its count, leaving every count at zero.
@@ -93,6 +106,19 @@ pub(crate) struct Arms {
     leaves: Vec<LeafCounts>,
     /// The pairs of arms whose metrics are compared.
     compared: Vec<Compared>,
+    /// The grid some arms are counted on instead of walked, with the shapes it was drawn
+    /// from (indexed by arm, `None` for arms not on it).
+    grid: Option<Grid>,
+    shapes: Vec<Option<Shape>>,
+    /// Per trial of the block, its cell on the grid or [`WALKED`]; the trials walked.
+    cell_of: Vec<u32>,
+    walked: Vec<u32>,
+    /// `0..block`: the trials of an arm walked in every trial.
+    every: Vec<u32>,
+    /// Blocks drawn, and whether a tree was walked since the grid was last looked at: only
+    /// walks grow trees.
+    blocks: u64,
+    grown: bool,
 }
 
 /// A pair of arms whose metrics are compared, with its trials counted by pair of leaves.
@@ -152,12 +178,101 @@ impl Arms {
             alone,
             leaves: (0..arms).map(|_| LeafCounts::default()).collect(),
             compared,
+            grid: None,
+            shapes: vec![None; arms],
+            cell_of: vec![WALKED; block],
+            walked: Vec::with_capacity(block),
+            every: (0..block as u32).collect(),
+            blocks: 0,
+            grown: true,
+        }
+    }
+
+    /// Redraws the grid when the trees know more than when it was drawn: the arms on it are
+    /// those known to two draws, fewest unknown first while the chance of an unknown cell
+    /// stays small, and never one arm of a compared pair without the other.
+    fn regrid(&mut self, trees: &[Tree<'_>]) {
+        let shapes: Vec<Option<Shape>> = trees.iter().map(Shape::of).collect();
+        let mut known: Vec<usize> = (0..shapes.len())
+            .filter(|&arm| shapes[arm].is_some())
+            .collect();
+        known.sort_by(|&a, &b| {
+            let mass = |arm: usize| shapes[arm].as_ref().map_or(1.0, |s| s.unknown);
+            mass(a).total_cmp(&mass(b))
+        });
+        let mut on = vec![false; shapes.len()];
+        let mut mass = 0.0;
+        for arm in known {
+            let unknown = shapes[arm].as_ref().map_or(1.0, |s| s.unknown);
+            if mass + unknown > UNKNOWN_MASS {
+                break;
+            }
+            mass += unknown;
+            on[arm] = true;
+        }
+        while let Some(c) = self.compared.iter().find(|c| on[c.arms.0] != on[c.arms.1]) {
+            (on[c.arms.0], on[c.arms.1]) = (false, false);
+        }
+        let shapes: Vec<Option<Shape>> = shapes
+            .into_iter()
+            .zip(&on)
+            .map(|(shape, &on)| shape.filter(|_| on))
+            .collect();
+        if shapes == self.shapes {
+            return;
+        }
+        if let Some(grid) = &mut self.grid {
+            grid.drain(&self.alone, &mut self.leaves, &mut self.compared);
+        }
+        self.grid = match shapes.iter().any(Option::is_some) {
+            true => Grid::new(&shapes),
+            false => None,
+        };
+        self.shapes = match self.grid {
+            Some(_) => shapes,
+            None => vec![None; shapes.len()],
+        };
+    }
+
+    /// Whether arm `arm` is counted on the grid, walked only in its unknown cells.
+    #[inline]
+    fn on_grid(&self, arm: usize) -> bool {
+        self.grid.as_ref().is_some_and(|g| g.has(arm))
+    }
+
+    /// How many of the block's `len` trials arm `arm` walks; [`walked`](Self::walked) names
+    /// them.
+    #[inline]
+    pub(crate) fn walks(&self, arm: usize, len: usize) -> usize {
+        match self.on_grid(arm) {
+            true => self.walked.len(),
+            false => len,
+        }
+    }
+
+    /// The `i`th trial of the block that arm `arm` walks.
+    #[inline]
+    pub(crate) fn walked(&self, arm: usize, i: usize) -> usize {
+        match self.on_grid(arm) {
+            true => self.walked[i] as usize,
+            false => i,
         }
     }
 
     /// Draws the next block of a lane's trials, at most `left`: each trial's word from the
-    /// lane seeds the stream all its arms replay. Returns the trials in the block.
-    pub(crate) fn draw_block(&mut self, lane: &mut LaneState, left: u64) -> usize {
+    /// lane seeds the stream all its arms replay. Returns the trials in the block. The grid
+    /// is redrawn first when `trees` may know more (often at first, then less and less).
+    pub(crate) fn draw_block(
+        &mut self,
+        lane: &mut LaneState,
+        left: u64,
+        trees: &[Tree<'_>],
+    ) -> usize {
+        self.blocks += 1;
+        if self.grown && (self.blocks < 16 || self.blocks.is_power_of_two()) {
+            self.grown = false;
+            self.regrid(trees);
+        }
         let len = left.min(self.block as u64) as usize;
         self.streams.clear();
         for words in &mut self.words[..len] {
@@ -167,6 +282,19 @@ impl Arms {
             self.streams.push(stream);
         }
         self.played[..len].fill(false);
+        self.walked.clear();
+        match &self.grid {
+            Some(grid) => {
+                for (t, words) in self.words[..len].iter().enumerate() {
+                    let cell = grid.cell(words).unwrap_or(WALKED);
+                    self.cell_of[t] = cell;
+                    if cell == WALKED {
+                        self.walked.push(t as u32);
+                    }
+                }
+            }
+            None => self.cell_of[..len].fill(WALKED),
+        }
         len
     }
 
@@ -177,7 +305,8 @@ impl Arms {
     }
 
     /// Trial `t`'s stream from its start, for an arm to walk on its own.
-    pub(crate) fn stream(&self, t: usize) -> Stream {
+    pub(crate) fn stream(&mut self, t: usize) -> Stream {
+        self.grown = true;
         self.streams[t].clone()
     }
 
@@ -203,7 +332,10 @@ impl Arms {
         }
         let row = &mut self.rows[t * m..(t + 1) * m];
         for (arm, tree) in trees.iter().enumerate() {
-            let leaf = self.ended[arm * self.block + t];
+            let leaf = match (&self.grid, self.cell_of[t]) {
+                (Some(grid), cell) if cell != WALKED && grid.has(arm) => grid.leaf(arm, cell),
+                _ => self.ended[arm * self.block + t],
+            };
             if leaf != PLAYED {
                 for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
                     row[slot] = v;
@@ -213,27 +345,61 @@ impl Arms {
         Some(row)
     }
 
-    /// Counts the block's first `len` trials whose arms all ended at leaves.
+    /// Counts the block's first `len` trials whose arms all ended at leaves: by cell, for
+    /// the arms on the grid and trials in known cells, else by leaf.
     pub(crate) fn count_block(&mut self, len: usize, lane: usize) {
         let block = self.block;
-        let counted = |t: &usize| !self.played[*t];
-        for &arm in &self.alone {
-            let ended = &self.ended[arm * block..arm * block + len];
-            for t in (0..len).filter(counted) {
-                self.leaves[arm].add(ended[t], lane, 1);
+        let Arms {
+            played,
+            ended,
+            alone,
+            leaves,
+            compared,
+            grid,
+            cell_of,
+            walked,
+            every,
+            ..
+        } = self;
+        // The trials an arm counts by leaf: those it walked.
+        let trials = |arm: usize| -> &[u32] {
+            match grid.as_ref().is_some_and(|g| g.has(arm)) {
+                true => walked,
+                false => &every[..len],
+            }
+        };
+        for &arm in alone.iter() {
+            let ended = &ended[arm * block..arm * block + len];
+            for &t in trials(arm) {
+                if !played[t as usize] {
+                    leaves[arm].add(ended[t as usize], lane, 1);
+                }
             }
         }
-        for c in &mut self.compared {
+        for c in compared.iter_mut() {
             let (a, b) = c.arms;
-            let (ended_a, ended_b) = (&self.ended[a * block..], &self.ended[b * block..]);
-            for t in (0..len).filter(counted) {
-                c.counts.add(ended_a[t], ended_b[t]);
+            let (ended_a, ended_b) = (&ended[a * block..], &ended[b * block..]);
+            for &t in trials(a) {
+                let t = t as usize;
+                if !played[t] {
+                    c.counts.add(ended_a[t], ended_b[t], 1);
+                }
+            }
+        }
+        if let Some(grid) = grid {
+            for (t, &cell) in cell_of[..len].iter().enumerate() {
+                if cell != WALKED && !played[t] {
+                    grid.count(cell);
+                }
             }
         }
     }
 
     /// Forgets the trials counted: a chunk cut short counts for nothing.
     pub(crate) fn forget(&mut self) {
+        if let Some(grid) = &mut self.grid {
+            grid.forget();
+        }
         for counts in &mut self.leaves {
             counts.drain().for_each(drop);
         }
@@ -244,6 +410,9 @@ impl Arms {
 
     /// Adds the trials counted to `acc`'s histograms and forgets them.
     pub(crate) fn drain_into(&mut self, trees: &[Tree<'_>], acc: &mut Gathered) {
+        if let Some(grid) = &mut self.grid {
+            grid.drain(&self.alone, &mut self.leaves, &mut self.compared);
+        }
         for c in &mut self.compared {
             let (a, b) = c.arms;
             for ((la, lb), n) in c.counts.drain() {

@@ -678,6 +678,41 @@ impl<'t> Tree<'t> {
         self.row_leaf.insert(row, leaf);
         Some(leaf)
     }
+
+    /// Where a trial whose draws read `words` stands after them, as far as the tree knows:
+    /// the draw it makes next, or the leaf it ended at (within the words or before them).
+    /// Added for arms counted by the words they draw (`super::arms`), which read the tree's
+    /// first levels as step functions of those words.
+    pub fn after(&self, words: &[u64]) -> Next<'t> {
+        if !self.remember {
+            return Next::Unknown;
+        }
+        let mut e = self.root;
+        for &w in words {
+            if e >= LEAF {
+                break;
+            }
+            e = self.child(e, w);
+        }
+        if e < LEAF {
+            Next::Draw(self.branches[e as usize].draw)
+        } else if e < SLOW {
+            Next::Leaf(e & !LEAF)
+        } else {
+            Next::Unknown
+        }
+    }
+}
+
+/// What [`Tree::after`] knows of a trial after some of its draws.
+#[derive(Debug, Clone, Copy)]
+pub enum Next<'t> {
+    /// It draws this next.
+    Draw(Draw<'t>),
+    /// It ended at this leaf.
+    Leaf(u32),
+    /// No trial has gone this way yet, or it is played in full.
+    Unknown,
 }
 
 /// What playing a trial in full takes besides its tree, lent by a worker to its trees: the

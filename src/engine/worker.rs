@@ -109,9 +109,10 @@ impl<'t, T: Trial> Worker<'t, T> {
                 }
                 // A block of the lane's trials, arm after arm: an arm's tree and counts stay
                 // in cache while it walks the block, however many arms there are.
-                let len = self.arms.draw_block(&mut rng, left);
+                let len = self.arms.draw_block(&mut rng, left, &self.trees);
                 for (arm, tree) in self.trees.iter_mut().enumerate() {
-                    for t in 0..len {
+                    for i in 0..self.arms.walks(arm, len) {
+                        let t = self.arms.walked(arm, i);
                         let leaf = match tree.leaf_for(self.arms.words(t)) {
                             Some(leaf) => leaf,
                             None => match tree.walk(&mut self.player, &mut self.arms.stream(t)) {
