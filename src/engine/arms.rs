@@ -190,7 +190,7 @@ impl Arms {
 
     /// Redraws the grid when the trees know more than when it was drawn: the arms on it are
     /// those known to two draws, fewest unknown first while the chance of an unknown cell
-    /// stays small, and never one arm of a compared pair without the other.
+    /// stays small.
     fn regrid(&mut self, trees: &[Tree<'_>]) {
         let shapes: Vec<Option<Shape>> = trees.iter().map(Shape::of).collect();
         let mut known: Vec<usize> = (0..shapes.len())
@@ -209,9 +209,6 @@ impl Arms {
             }
             mass += unknown;
             on[arm] = true;
-        }
-        while let Some(c) = self.compared.iter().find(|c| on[c.arms.0] != on[c.arms.1]) {
-            (on[c.arms.0], on[c.arms.1]) = (false, false);
         }
         let shapes: Vec<Option<Shape>> = shapes
             .into_iter()
@@ -379,10 +376,28 @@ impl Arms {
         for c in compared.iter_mut() {
             let (a, b) = c.arms;
             let (ended_a, ended_b) = (&ended[a * block..], &ended[b * block..]);
-            for &t in trials(a) {
-                let t = t as usize;
-                if !played[t] {
-                    c.counts.add(ended_a[t], ended_b[t], 1);
+            let on = |arm: usize| grid.as_ref().filter(|g| g.has(arm));
+            match (on(a), on(b)) {
+                // Both arms on the grid: their known cells are counted there.
+                (Some(_), Some(_)) | (None, None) => {
+                    for &t in trials(a) {
+                        let t = t as usize;
+                        if !played[t] {
+                            c.counts.add(ended_a[t], ended_b[t], 1);
+                        }
+                    }
+                }
+                // One arm on the grid: each trial counted here, that arm's leaf read from
+                // its cell where it did not walk.
+                (grid_a, grid_b) => {
+                    let leaf = |g: Option<&Grid>, arm: usize, ended: &[u32], t: usize| match g {
+                        Some(g) if cell_of[t] != WALKED => g.leaf(arm, cell_of[t]),
+                        _ => ended[t],
+                    };
+                    for t in (0..len).filter(|&t| !played[t]) {
+                        let (la, lb) = (leaf(grid_a, a, ended_a, t), leaf(grid_b, b, ended_b, t));
+                        c.counts.add(la, lb, 1);
+                    }
                 }
             }
         }
@@ -435,5 +450,152 @@ impl Arms {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::cells::COUNTED;
+    use crate::dice::{Fraction, SuccessCount};
+    use crate::engine::stream::trial_stream;
+    use crate::engine::{run, Draws, Joined, MetricName, Monitor, Pairing, RunSpec, Shard, Trial};
+    use std::sync::atomic::Ordering;
+
+    /// An arm of random shape, mostly one or two draws: a first count from a table of
+    /// several dice (some with rare results, unseen for a while), on most results a second
+    /// draw chosen by the first result, now and then a third, now and then a raw word; or
+    /// no draw at all.
+    pub(crate) struct Step {
+        names: Vec<MetricName>,
+        memoise: bool,
+        first: SuccessCount,
+        /// Second draws, by the first result: counts, then picks of these sizes.
+        second: Vec<SuccessCount>,
+        picks: Vec<u32>,
+        /// Out of 8: on how many first results a second draw follows; and the chances, per
+        /// 64 second results, of a third draw and of a raw word.
+        on: u32,
+        third: u32,
+        raw: u32,
+        fixed: bool,
+    }
+
+    impl Step {
+        fn new(case: u64, memoise: bool) -> Step {
+            let mut rng = trial_stream(case);
+            let mut below = move |n: u64| rand::Rng::next_u64(&mut rng) % n;
+            let table = |below: &mut dyn FnMut(u64) -> u64| {
+                let den: u32 = [2, 3, 6, 36, 97][below(5) as usize];
+                let num = [1, 1, 2, 5, 35][below(5) as usize].min(den - 1);
+                SuccessCount::new(1 + below(9) as u32, Fraction::new(num.into(), den.into()))
+            };
+            let first = table(&mut below);
+            let second = (0..below(3)).map(|_| table(&mut below)).collect();
+            let picks = (0..below(2) + 1).map(|_| [1, 2, 5, 97][below(4) as usize]).collect();
+            Step {
+                names: ["value", "depth"]
+                    .map(|name| MetricName {
+                        arm: 0,
+                        choice: String::new(),
+                        name: name.into(),
+                    })
+                    .to_vec(),
+                memoise,
+                first,
+                second,
+                picks,
+                on: [0, 3, 8, 8][below(4) as usize],
+                third: [0, 0, 0, 0, 1, 8][below(6) as usize],
+                raw: [0, 0, 0, 0, 0, 1][below(6) as usize],
+                fixed: below(9) == 0,
+            }
+        }
+    }
+
+    impl Trial for Step {
+        type Scratch = ();
+        fn metrics(&self) -> &[MetricName] {
+            &self.names
+        }
+        fn arms(&self) -> usize {
+            1
+        }
+        fn pairs(&self) -> &[(usize, usize)] {
+            &[]
+        }
+        fn scratch(&self) {}
+        fn memoise(&self) -> bool {
+            self.memoise
+        }
+        fn play<'t, D: Draws<'t>>(&'t self, _: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
+            if self.fixed {
+                out.copy_from_slice(&[3, 0]);
+                return;
+            }
+            let k = draws.count(&self.first);
+            let (mut value, mut depth) = (i64::from(k), 0);
+            if (k * 5 + 1) % 8 < self.on {
+                let choice = k as usize % (self.second.len() + self.picks.len());
+                let j = match self.second.get(choice) {
+                    Some(table) => draws.count(table),
+                    None => draws.uniform(self.picks[choice - self.second.len()]),
+                };
+                // Results that add alike end alike: leaves shared by several paths.
+                value += i64::from(j);
+                depth = 1;
+                if (j * 13 + k) % 64 < self.third {
+                    value += i64::from(draws.uniform(3));
+                    depth = 2;
+                } else if (j * 7 + 3) % 64 < self.raw {
+                    value += (rand::Rng::next_u64(draws.words()) % 3) as i64;
+                    depth = 3;
+                }
+            }
+            out.copy_from_slice(&[value, depth]);
+        }
+    }
+
+    /// `parts` random arms joined.
+    pub(crate) fn steps(case: u64, memoise: bool, parts: usize, pairing: Pairing) -> Joined<Step> {
+        let parts = (0..parts as u64)
+            .map(|i| Step::new(case * 1000 + i, memoise))
+            .collect();
+        Joined::new(parts, pairing)
+    }
+
+    #[test]
+    fn arms_counted_on_the_grid_give_what_arms_played_in_full_give() {
+        // Every arm played in full (no trees, no grid) is the truth; trees, leaf counts and
+        // the grid of cells must give the same histograms and paired differences.
+        let before = COUNTED.load(Ordering::Relaxed);
+        let mut trials_all = 0;
+        for case in 0..12 {
+            let pairing = [Pairing::AgainstFirst, Pairing::Every][case as usize % 2];
+            let parts = [2, 3, 5, 9, 17, 40][case as usize % 6];
+            let trials = 150_000 + 37 * case;
+            let gather = |memoise: bool| {
+                let spec = RunSpec {
+                    trials,
+                    seed: 7 + case,
+                    threads: 2,
+                    shard: Shard::WHOLE,
+                    precision: None,
+                };
+                let trial = steps(case, memoise, parts, pairing);
+                run(&trial, &spec, &Monitor::default()).unwrap().gathered
+            };
+            let counted = gather(true);
+            let played = gather(false);
+            assert_eq!(counted.metrics[0].total(), trials, "case {case}");
+            assert_eq!(counted.differences[0].total(), trials, "case {case}");
+            assert_eq!(counted, played, "case {case}, {parts} arms, {pairing:?}");
+            trials_all += trials;
+        }
+        // Most trials were counted by cell: the grid was used, not only the walks.
+        let counted = COUNTED.load(Ordering::Relaxed) - before;
+        assert!(
+            counted > trials_all / 4,
+            "{counted} of {trials_all} trials counted on the grid"
+        );
     }
 }

@@ -15,6 +15,12 @@
 use super::{Compared, LeafCounts};
 use crate::engine::tree::{Next, Tree};
 use crate::engine::Draw;
+#[cfg(test)]
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Trials counted by cell, over the whole test binary: the tests' sign that the grid was used.
+#[cfg(test)]
+pub(super) static COUNTED: AtomicU64 = AtomicU64::new(0);
 
 /// The leaf of a part the tree does not know.
 const UNKNOWN: u32 = u32::MAX;
@@ -252,6 +258,8 @@ impl Grid {
             for (c, n) in row.iter_mut().enumerate() {
                 prefix[c + 1] = prefix[c] + u64::from(std::mem::take(n));
             }
+            #[cfg(test)]
+            COUNTED.fetch_add(prefix[width], Ordering::Relaxed);
             let count = |from: u32, to: u32| prefix[to as usize] - prefix[from as usize];
             let r = r as u32;
             for &arm in alone {
@@ -291,5 +299,78 @@ impl Grid {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::arms::tests::steps;
+    use crate::engine::{Pairing, Trial};
+    use crate::engine::stream::trial_stream;
+    use crate::engine::tree::{Player, Walked};
+    use rand::Rng;
+
+    #[test]
+    fn a_known_cell_gives_the_leaf_the_tree_walks_to() {
+        // Trees of random arms, grown by some trials; on the grid of their shapes, every word
+        // pair in a known cell names the leaf a walk of each arm's tree ends at, and a pair
+        // in an unknown cell has some arm whose tree does not know it within two words.
+        let mut known_cells = 0;
+        for case in 0..40 {
+            let trial = steps(case, true, 1 + case as usize % 7, Pairing::AgainstFirst);
+            let mut player = Player::new(&trial);
+            let mut trees: Vec<Tree<'_>> = (0..trial.arms())
+                .map(|arm| Tree::new(&trial, arm, true))
+                .collect();
+            let mut rng = trial_stream(case);
+            let grown = [0, 1, 30, 3000][case as usize % 4];
+            for _ in 0..grown {
+                let word = rng.next_u64();
+                for tree in &mut trees {
+                    tree.walk(&mut player, &mut trial_stream(word));
+                }
+            }
+            let shapes: Vec<Option<Shape>> = trees.iter().map(Shape::of).collect();
+            let Some(grid) = Grid::new(&shapes) else {
+                assert!(shapes.iter().all(Option::is_none), "case {case}");
+                continue;
+            };
+            for _ in 0..2000 {
+                let mut stream = trial_stream(rng.next_u64());
+                let words: Vec<u64> = (0..4).map(|_| stream.next_u64()).collect();
+                match grid.cell(&words) {
+                    Some(cell) => {
+                        known_cells += 1;
+                        for (arm, tree) in trees.iter().enumerate() {
+                            if shapes[arm].is_some() {
+                                assert_eq!(
+                                    Some(grid.leaf(arm, cell)),
+                                    tree.leaf_for(&words[..2]),
+                                    "case {case} arm {arm}"
+                                );
+                            }
+                        }
+                    }
+                    None => assert!(
+                        trees.iter().zip(&shapes).any(|(tree, shape)| shape.is_some()
+                            && tree.leaf_for(&words[..2]).is_none()),
+                        "case {case}: an unknown cell"
+                    ),
+                }
+            }
+            // The walks agree too: what a tree walks to from those words is the grid's leaf.
+            let mut stream = trial_stream(case + 1);
+            let words: Vec<u64> = (0..4).map(|_| stream.next_u64()).collect();
+            if let Some(cell) = grid.cell(&words) {
+                for (arm, tree) in trees.iter_mut().enumerate() {
+                    if shapes[arm].is_some() {
+                        let walked = tree.walk(&mut player, &mut trial_stream(case + 1));
+                        assert_eq!(walked, Walked::Leaf(grid.leaf(arm, cell)));
+                    }
+                }
+            }
+        }
+        assert!(known_cells > 10_000, "known cells were checked: {known_cells}");
     }
 }
