@@ -9,9 +9,9 @@
 mod cells;
 
 use super::stream::{self, LaneState, Stream};
-use super::tree::{LeafCounts, Tree};
-use cells::{Grid, Shape};
+use super::tree::{LeafCounts, Next, Player, Tree, Walked};
 use super::{Gathered, Trial};
+use cells::{Grid, Shape};
 use rand::Rng;
 use std::collections::HashMap;
 
@@ -36,6 +36,10 @@ const UNKNOWN_MASS: f64 = 1.0 / 64.0;
 
 /// A block's trial that is not in a known cell of the grid.
 const WALKED: u32 = u32::MAX;
+
+/// Trials of a block an arm walks side by side: their lookups overlap instead of each
+/// waiting on the one before.
+const SIDE: usize = 16;
 
 /// Trials counted by the pair of leaves two arms ended at.
 #[derive(Default)]
@@ -91,9 +95,13 @@ impl PairCounts {
 pub(crate) struct Arms {
     /// Trials in a block.
     block: usize,
-    /// Each trial of the block's stream, and the first words it draws.
+    /// Each trial of the block's stream, the first words it draws, and the stream after
+    /// them.
     streams: Vec<Stream>,
     words: Vec<[u64; SHARED_WORDS]>,
+    rest: Vec<Stream>,
+    /// The trials an arm's tree does not know the path of, walked alone.
+    alone_walks: Vec<u32>,
     /// `ended[arm * block + t]`: where arm `arm` of the block's trial t ended, a leaf or
     /// [`PLAYED`].
     ended: Vec<u32>,
@@ -172,6 +180,8 @@ impl Arms {
             block,
             streams: Vec::with_capacity(block),
             words: vec![[0; SHARED_WORDS]; block],
+            rest: Vec::with_capacity(block),
+            alone_walks: Vec::with_capacity(block),
             ended: vec![PLAYED; arms * block],
             played: vec![false; block],
             rows: Vec::new(),
@@ -272,11 +282,13 @@ impl Arms {
         }
         let len = left.min(self.block as u64) as usize;
         self.streams.clear();
+        self.rest.clear();
         for words in &mut self.words[..len] {
             let stream = stream::trial_stream(lane.next_u64());
             let mut next = stream.clone();
             words.fill_with(|| next.next_u64());
             self.streams.push(stream);
+            self.rest.push(next);
         }
         self.played[..len].fill(false);
         self.walked.clear();
@@ -295,25 +307,92 @@ impl Arms {
         len
     }
 
-    /// The first words trial `t` of the block draws.
-    #[inline]
-    pub(crate) fn words(&self, t: usize) -> &[u64] {
-        &self.words[t]
-    }
-
-    /// Trial `t`'s stream from its start, for an arm to walk on its own.
-    pub(crate) fn stream(&mut self, t: usize) -> Stream {
+    /// Walks arm `arm`'s trials of the block (the first `len`, but for those counted on the
+    /// grid) through its tree: side by side as far as the tree knows their paths, then each
+    /// trial it does not know on its own, played in full and remembered.
+    pub(crate) fn walk_arm<'t, T: Trial>(
+        &mut self,
+        arm: usize,
+        tree: &mut Tree<'t>,
+        player: &mut Player<'t, T>,
+        len: usize,
+    ) {
+        let n = self.walks(arm, len);
+        let ended = arm * self.block;
+        self.alone_walks.clear();
+        match tree.after(&[]) {
+            Next::Leaf(leaf) => {
+                for i in 0..n {
+                    let t = self.walked(arm, i);
+                    self.ended[ended + t] = leaf;
+                }
+            }
+            Next::Unknown => {
+                for i in 0..n {
+                    let t = self.walked(arm, i) as u32;
+                    self.alone_walks.push(t);
+                }
+            }
+            Next::Branch(root) => {
+                for from in (0..n).step_by(SIDE) {
+                    let side = (n - from).min(SIDE);
+                    let trial: [usize; SIDE] =
+                        std::array::from_fn(|i| self.walked(arm, from + i.min(side - 1)));
+                    let mut at = [root; SIDE];
+                    let mut active: [usize; SIDE] = std::array::from_fn(|i| i);
+                    let mut live = side;
+                    let mut rest: [Option<Stream>; SIDE] = Default::default();
+                    let mut depth = 0;
+                    while live > 0 {
+                        let mut kept = 0;
+                        for j in 0..live {
+                            let i = active[j];
+                            let t = trial[i];
+                            let w = match self.words[t].get(depth) {
+                                Some(&w) => w,
+                                None => rest[i]
+                                    .get_or_insert_with(|| self.rest[t].clone())
+                                    .next_u64(),
+                            };
+                            match tree.step(at[i], w) {
+                                Next::Branch(b) => {
+                                    at[i] = b;
+                                    active[kept] = i;
+                                    kept += 1;
+                                }
+                                Next::Leaf(leaf) => self.ended[ended + t] = leaf,
+                                Next::Unknown => self.alone_walks.push(t as u32),
+                            }
+                        }
+                        live = kept;
+                        depth += 1;
+                    }
+                }
+            }
+        }
+        if self.alone_walks.is_empty() {
+            return;
+        }
+        // Only walks grow trees: the grid may be redrawn.
         self.grown = true;
-        self.streams[t].clone()
-    }
-
-    #[inline]
-    pub(crate) fn end(&mut self, arm: usize, t: usize, leaf: u32) {
-        self.ended[arm * self.block + t] = leaf;
+        let m = player.out.len();
+        for k in 0..self.alone_walks.len() {
+            let t = self.alone_walks[k] as usize;
+            self.ended[ended + t] = match tree.walk(player, &mut self.streams[t].clone()) {
+                Walked::Leaf(leaf) => leaf,
+                Walked::Played => {
+                    let row = self.played_row(t, m);
+                    for &slot in tree.slots() {
+                        row[slot] = player.out[slot];
+                    }
+                    PLAYED
+                }
+            };
+        }
     }
 
     /// The metric row of trial `t`, which has an arm played in full (`m` metrics).
-    pub(crate) fn played_row(&mut self, t: usize, m: usize) -> &mut [i64] {
+    fn played_row(&mut self, t: usize, m: usize) -> &mut [i64] {
         if self.rows.len() < self.block * m {
             self.rows.resize(self.block * m, 0);
         }

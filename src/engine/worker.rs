@@ -1,7 +1,7 @@
 //! One worker's side of a run: playing a chunk's trials through the outcome trees, on the
 //! chunk's lanes, into integer histograms.
 
-use super::arms::{Arms, PLAYED};
+use super::arms::Arms;
 
 use super::stream::{LaneState, Lanes, LANES};
 use super::tree::{Mode, Player, Tree, Walked};
@@ -111,23 +111,7 @@ impl<'t, T: Trial> Worker<'t, T> {
                 // in cache while it walks the block, however many arms there are.
                 let len = self.arms.draw_block(&mut rng, left, &self.trees);
                 for (arm, tree) in self.trees.iter_mut().enumerate() {
-                    for i in 0..self.arms.walks(arm, len) {
-                        let t = self.arms.walked(arm, i);
-                        let leaf = match tree.leaf_for(self.arms.words(t)) {
-                            Some(leaf) => leaf,
-                            None => match tree.walk(&mut self.player, &mut self.arms.stream(t)) {
-                                Walked::Leaf(leaf) => leaf,
-                                Walked::Played => {
-                                    let row = self.arms.played_row(t, m);
-                                    for &slot in tree.slots() {
-                                        row[slot] = self.player.out[slot];
-                                    }
-                                    PLAYED
-                                }
-                            },
-                        };
-                        self.arms.end(arm, t, leaf);
-                    }
+                    self.arms.walk_arm(arm, tree, &mut self.player, len);
                 }
                 for t in 0..len {
                     if let Some(row) = self.arms.row_of(t, m, &self.trees) {

@@ -71,7 +71,7 @@ impl Shape {
                     unknown: 0.0,
                 })
             }
-            Next::Draw(draw) => draw,
+            Next::Branch(branch) => tree.draw_at(branch),
         };
         let mut parts: Vec<Part> = Vec::new();
         let mut unknown = 0.0;
@@ -88,8 +88,8 @@ impl Shape {
                     unknown += chance(first);
                     step(0, UNKNOWN);
                 }
-                Next::Draw(second) => {
-                    for then in ranges(second) {
+                Next::Branch(branch) => {
+                    for then in ranges(tree.draw_at(branch)) {
                         let leaf = match tree.after(&[first.0, then.0]) {
                             Next::Leaf(leaf) => leaf,
                             _ => {
