@@ -34,6 +34,9 @@ const TABLE_CELLS: usize = 1 << 16;
 /// when choosing arms for the grid: such trials are walked arm by arm.
 const UNKNOWN_MASS: f64 = 1.0 / 64.0;
 
+/// Trials a worker draws before it first looks for arms to count on the grid.
+const FIRST_LOOK: u64 = 256;
+
 /// A block's trial that is not in a known cell of the grid.
 const WALKED: u32 = u32::MAX;
 
@@ -123,9 +126,11 @@ pub(crate) struct Arms {
     walked: Vec<u32>,
     /// `0..block`: the trials of an arm walked in every trial.
     every: Vec<u32>,
-    /// Blocks drawn, and whether a tree was walked since the grid was last looked at: only
-    /// walks grow trees.
-    blocks: u64,
+    /// Trials drawn, and how many are drawn when the grid is next looked at, if a tree was
+    /// walked since (only walks grow trees): each look costs a walk of every arm's first
+    /// draws, so looks come at trials doubling.
+    drawn: u64,
+    look_at: u64,
     grown: bool,
 }
 
@@ -193,7 +198,8 @@ impl Arms {
             cell_of: vec![WALKED; block],
             walked: Vec::with_capacity(block),
             every: (0..block as u32).collect(),
-            blocks: 0,
+            drawn: 0,
+            look_at: FIRST_LOOK,
             grown: true,
         }
     }
@@ -275,12 +281,13 @@ impl Arms {
         left: u64,
         trees: &[Tree<'_>],
     ) -> usize {
-        self.blocks += 1;
-        if self.grown && (self.blocks < 16 || self.blocks.is_power_of_two()) {
+        if self.grown && self.drawn >= self.look_at {
             self.grown = false;
+            self.look_at = self.drawn * 2;
             self.regrid(trees);
         }
         let len = left.min(self.block as u64) as usize;
+        self.drawn += len as u64;
         self.streams.clear();
         self.rest.clear();
         for words in &mut self.words[..len] {

@@ -40,13 +40,14 @@ pub(crate) struct Worker<'t, T: Trial> {
 
 impl<'t, T: Trial> Worker<'t, T> {
     pub(crate) fn new(trial: &'t T) -> Self {
-        let m = trial.metrics().len();
         Worker {
             player: Player::new(trial),
             trees: (0..trial.arms())
                 .map(|arm| Tree::new(trial, arm, trial.memoise()))
                 .collect(),
-            columns: vec![0; m * BATCH],
+            // Taken when a trial is first played in full: a sweep of many points has many
+            // metrics, and may never need it.
+            columns: Vec::new(),
             differences: vec![0; BATCH],
             filled: 0,
             arms: Arms::new(trial),
@@ -223,6 +224,9 @@ impl<'t, T: Trial> Worker<'t, T> {
 
     /// Adds `out` as one trial of the column batch.
     fn push_out(&mut self, trial: &T, acc: &mut Gathered) {
+        if self.columns.is_empty() {
+            self.columns = vec![0; self.player.out.len() * BATCH];
+        }
         for (j, &v) in self.player.out.iter().enumerate() {
             self.columns[j * BATCH + self.filled] = v;
         }
