@@ -577,7 +577,9 @@ pub(super) mod tests {
             };
             let first = table(&mut below);
             let second = (0..below(3)).map(|_| table(&mut below)).collect();
-            let picks = (0..below(2) + 1).map(|_| [1, 2, 5, 97][below(4) as usize]).collect();
+            let picks = (0..below(2) + 1)
+                .map(|_| [1, 2, 5, 97][below(4) as usize])
+                .collect();
             Step {
                 names: ["value", "depth"]
                     .map(|name| MetricName {

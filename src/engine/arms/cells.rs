@@ -178,7 +178,10 @@ impl Grid {
             .collect();
         for arm in arms.iter().flatten() {
             for (i, (row, steps)) in arm.parts.iter().enumerate() {
-                let end_row = arm.parts.get(i + 1).map_or(rows.len() + 1, |p| p.0 as usize);
+                let end_row = arm
+                    .parts
+                    .get(i + 1)
+                    .map_or(rows.len() + 1, |p| p.0 as usize);
                 for (j, &(col, leaf)) in steps.iter().enumerate() {
                     if leaf == UNKNOWN {
                         let end_col = steps.get(j + 1).map_or(width, |s| s.0 as usize);
@@ -306,9 +309,9 @@ impl Grid {
 mod tests {
     use super::*;
     use crate::engine::arms::tests::steps;
-    use crate::engine::{Pairing, Trial};
     use crate::engine::stream::trial_stream;
     use crate::engine::tree::{Player, Walked};
+    use crate::engine::{Pairing, Trial};
     use rand::Rng;
 
     #[test]
@@ -353,8 +356,11 @@ mod tests {
                         }
                     }
                     None => assert!(
-                        trees.iter().zip(&shapes).any(|(tree, shape)| shape.is_some()
-                            && tree.leaf_for(&words[..2]).is_none()),
+                        trees
+                            .iter()
+                            .zip(&shapes)
+                            .any(|(tree, shape)| shape.is_some()
+                                && tree.leaf_for(&words[..2]).is_none()),
                         "case {case}: an unknown cell"
                     ),
                 }
@@ -371,6 +377,9 @@ mod tests {
                 }
             }
         }
-        assert!(known_cells > 10_000, "known cells were checked: {known_cells}");
+        assert!(
+            known_cells > 10_000,
+            "known cells were checked: {known_cells}"
+        );
     }
 }
