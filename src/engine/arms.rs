@@ -151,35 +151,35 @@ impl Arms {
         let arms = trial.arms();
         let metrics = trial.metrics();
         // A metric's place in its arm's row: rows list an arm's metrics in metric order.
-        let place = |i: usize| {
-            metrics[..i]
-                .iter()
-                .filter(|m| m.arm == metrics[i].arm)
-                .count()
-        };
+        let mut in_arm = vec![0; arms];
+        let place: Vec<usize> = metrics
+            .iter()
+            .map(|m| {
+                in_arm[m.arm] += 1;
+                in_arm[m.arm] - 1
+            })
+            .collect();
+        // Worked out with maps and flags, not searches: a sweep of many points has many
+        // pairs of arms.
         let mut compared: Vec<Compared> = Vec::new();
+        let mut pair_of: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut seen = vec![false; arms];
         for (i, &(a, b)) in trial.pairs().iter().enumerate() {
             let arms = (metrics[a].arm, metrics[b].arm);
-            let q = match compared.iter().position(|c| c.arms == arms) {
-                Some(q) => q,
-                None => {
-                    let seen =
-                        |arm: usize| compared.iter().any(|c| c.arms.0 == arm || c.arms.1 == arm);
-                    let gives_leaves = (!seen(arms.0), !seen(arms.1) && arms.0 != arms.1);
-                    compared.push(Compared {
-                        arms,
-                        counts: PairCounts::default(),
-                        metrics: Vec::new(),
-                        gives_leaves,
-                    });
-                    compared.len() - 1
-                }
-            };
-            compared[q].metrics.push((i, place(a), place(b)));
+            let q = *pair_of.entry(arms).or_insert_with(|| {
+                let gives_leaves = (!seen[arms.0], !seen[arms.1] && arms.0 != arms.1);
+                (seen[arms.0], seen[arms.1]) = (true, true);
+                compared.push(Compared {
+                    arms,
+                    counts: PairCounts::default(),
+                    metrics: Vec::new(),
+                    gives_leaves,
+                });
+                compared.len() - 1
+            });
+            compared[q].metrics.push((i, place[a], place[b]));
         }
-        let alone = (0..arms)
-            .filter(|&arm| !compared.iter().any(|c| c.arms.0 == arm || c.arms.1 == arm))
-            .collect();
+        let alone = (0..arms).filter(|&arm| !seen[arm]).collect();
         let block = (BLOCK_VALUES / metrics.len().max(1)).clamp(16, 256);
         Arms {
             block,
