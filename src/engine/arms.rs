@@ -2,10 +2,16 @@
 //! arms compared the pair of leaves. Most trials of most arms end at leaves, so a trial costs
 //! a walk and a count per arm and a count per pair of arms, instead of a histogram update per
 //! metric and per pair of metrics; the counts become histograms once per chunk.
+//!
+//! Arms whose trees are known to two draws are not walked at all: trials are counted by the
+//! cell of their first words on a grid where each such arm's leaf is fixed ([`cells`]).
+
+mod cells;
 
 use super::stream::{self, LaneState, Stream};
-use super::tree::{LeafCounts, Tree};
+use super::tree::{LeafCounts, Next, Player, Tree, Walked};
 use super::{Gathered, Trial};
+use cells::{Grid, Shape};
 use rand::Rng;
 use std::collections::HashMap;
 
@@ -24,6 +30,20 @@ const BLOCK_VALUES: usize = 1 << 16;
 /// allows go to a map.
 const TABLE_CELLS: usize = 1 << 16;
 
+/// The chance of a trial landing where the grid's arms do not all know their leaf, at most,
+/// when choosing arms for the grid: such trials are walked arm by arm.
+const UNKNOWN_MASS: f64 = 1.0 / 64.0;
+
+/// Trials a worker draws before it first looks for arms to count on the grid.
+const FIRST_LOOK: u64 = 256;
+
+/// A block's trial that is not in a known cell of the grid.
+const WALKED: u32 = u32::MAX;
+
+/// Trials of a block an arm walks side by side: their lookups overlap instead of each
+/// waiting on the one before.
+const SIDE: usize = 16;
+
 /// Trials counted by the pair of leaves two arms ended at.
 #[derive(Default)]
 struct PairCounts {
@@ -36,23 +56,23 @@ struct PairCounts {
 
 impl PairCounts {
     #[inline]
-    fn add(&mut self, a: u32, b: u32) {
+    fn add(&mut self, a: u32, b: u32, n: u64) {
         let (i, j) = (a as usize, b as usize);
         match self.cells.get_mut(i * self.width + j) {
-            Some(cell) if j < self.width => *cell += 1,
-            _ => self.add_beyond(a, b),
+            Some(cell) if j < self.width => *cell += n,
+            _ => self.add_beyond(a, b, n),
         }
     }
 
     /// Widens the table to hold (a, b), or counts the pair in the map when the table would
     /// grow past [`TABLE_CELLS`].
     #[cold]
-    fn add_beyond(&mut self, a: u32, b: u32) {
+    fn add_beyond(&mut self, a: u32, b: u32, n: u64) {
         let rows = (self.cells.len() / self.width.max(1)).max(a as usize + 1);
         let width = self.width.max(b as usize + 1);
         let (rows, width) = (rows.next_power_of_two(), width.next_power_of_two());
         if rows * width > TABLE_CELLS {
-            *self.beyond.entry((a, b)).or_insert(0) += 1;
+            *self.beyond.entry((a, b)).or_insert(0) += n;
             return;
         }
         let mut cells = vec![0; rows * width];
@@ -61,7 +81,7 @@ impl PairCounts {
         }
         self.cells = cells;
         self.width = width;
-        self.cells[a as usize * width + b as usize] += 1;
+        self.cells[a as usize * width + b as usize] += n;
     }
 
     /// Each pair of leaves with its count, leaving every count at zero.
@@ -78,9 +98,13 @@ impl PairCounts {
 pub(crate) struct Arms {
     /// Trials in a block.
     block: usize,
-    /// Each trial of the block's stream, and the first words it draws.
+    /// Each trial of the block's stream, the first words it draws, and the stream after
+    /// them.
     streams: Vec<Stream>,
     words: Vec<[u64; SHARED_WORDS]>,
+    rest: Vec<Stream>,
+    /// The trials an arm's tree does not know the path of, walked alone.
+    alone_walks: Vec<u32>,
     /// `ended[arm * block + t]`: where arm `arm` of the block's trial t ended, a leaf or
     /// [`PLAYED`].
     ended: Vec<u32>,
@@ -93,6 +117,21 @@ pub(crate) struct Arms {
     leaves: Vec<LeafCounts>,
     /// The pairs of arms whose metrics are compared.
     compared: Vec<Compared>,
+    /// The grid some arms are counted on instead of walked, with the shapes it was drawn
+    /// from (indexed by arm, `None` for arms not on it).
+    grid: Option<Grid>,
+    shapes: Vec<Option<Shape>>,
+    /// Per trial of the block, its cell on the grid or [`WALKED`]; the trials walked.
+    cell_of: Vec<u32>,
+    walked: Vec<u32>,
+    /// `0..block`: the trials of an arm walked in every trial.
+    every: Vec<u32>,
+    /// Trials drawn, and how many are drawn when the grid is next looked at, if a tree was
+    /// walked since (only walks grow trees): each look costs a walk of every arm's first
+    /// draws, so looks come at trials doubling.
+    drawn: u64,
+    look_at: u64,
+    grown: bool,
 }
 
 /// A pair of arms whose metrics are compared, with its trials counted by pair of leaves.
@@ -112,82 +151,255 @@ impl Arms {
         let arms = trial.arms();
         let metrics = trial.metrics();
         // A metric's place in its arm's row: rows list an arm's metrics in metric order.
-        let place = |i: usize| {
-            metrics[..i]
-                .iter()
-                .filter(|m| m.arm == metrics[i].arm)
-                .count()
-        };
+        let mut in_arm = vec![0; arms];
+        let place: Vec<usize> = metrics
+            .iter()
+            .map(|m| {
+                in_arm[m.arm] += 1;
+                in_arm[m.arm] - 1
+            })
+            .collect();
+        // Worked out with maps and flags, not searches: a sweep of many points has many
+        // pairs of arms.
         let mut compared: Vec<Compared> = Vec::new();
+        let mut pair_of: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut seen = vec![false; arms];
         for (i, &(a, b)) in trial.pairs().iter().enumerate() {
             let arms = (metrics[a].arm, metrics[b].arm);
-            let q = match compared.iter().position(|c| c.arms == arms) {
-                Some(q) => q,
-                None => {
-                    let seen =
-                        |arm: usize| compared.iter().any(|c| c.arms.0 == arm || c.arms.1 == arm);
-                    let gives_leaves = (!seen(arms.0), !seen(arms.1) && arms.0 != arms.1);
-                    compared.push(Compared {
-                        arms,
-                        counts: PairCounts::default(),
-                        metrics: Vec::new(),
-                        gives_leaves,
-                    });
-                    compared.len() - 1
-                }
-            };
-            compared[q].metrics.push((i, place(a), place(b)));
+            let q = *pair_of.entry(arms).or_insert_with(|| {
+                let gives_leaves = (!seen[arms.0], !seen[arms.1] && arms.0 != arms.1);
+                (seen[arms.0], seen[arms.1]) = (true, true);
+                compared.push(Compared {
+                    arms,
+                    counts: PairCounts::default(),
+                    metrics: Vec::new(),
+                    gives_leaves,
+                });
+                compared.len() - 1
+            });
+            compared[q].metrics.push((i, place[a], place[b]));
         }
-        let alone = (0..arms)
-            .filter(|&arm| !compared.iter().any(|c| c.arms.0 == arm || c.arms.1 == arm))
-            .collect();
+        let alone = (0..arms).filter(|&arm| !seen[arm]).collect();
         let block = (BLOCK_VALUES / metrics.len().max(1)).clamp(16, 256);
         Arms {
             block,
             streams: Vec::with_capacity(block),
             words: vec![[0; SHARED_WORDS]; block],
+            rest: Vec::with_capacity(block),
+            alone_walks: Vec::with_capacity(block),
             ended: vec![PLAYED; arms * block],
             played: vec![false; block],
             rows: Vec::new(),
             alone,
             leaves: (0..arms).map(|_| LeafCounts::default()).collect(),
             compared,
+            grid: None,
+            shapes: vec![None; arms],
+            cell_of: vec![WALKED; block],
+            walked: Vec::with_capacity(block),
+            every: (0..block as u32).collect(),
+            drawn: 0,
+            look_at: FIRST_LOOK,
+            grown: true,
+        }
+    }
+
+    /// Redraws the grid when the trees know more than when it was drawn: the arms on it are
+    /// those known to two draws, fewest unknown first while the chance of an unknown cell
+    /// stays small.
+    fn regrid(&mut self, trees: &[Tree<'_>]) {
+        let shapes: Vec<Option<Shape>> = trees.iter().map(Shape::of).collect();
+        let mut known: Vec<usize> = (0..shapes.len())
+            .filter(|&arm| shapes[arm].is_some())
+            .collect();
+        known.sort_by(|&a, &b| {
+            let mass = |arm: usize| shapes[arm].as_ref().map_or(1.0, |s| s.unknown);
+            mass(a).total_cmp(&mass(b))
+        });
+        let mut on = vec![false; shapes.len()];
+        let mut mass = 0.0;
+        for arm in known {
+            let unknown = shapes[arm].as_ref().map_or(1.0, |s| s.unknown);
+            if mass + unknown > UNKNOWN_MASS {
+                break;
+            }
+            mass += unknown;
+            on[arm] = true;
+        }
+        let shapes: Vec<Option<Shape>> = shapes
+            .into_iter()
+            .zip(&on)
+            .map(|(shape, &on)| shape.filter(|_| on))
+            .collect();
+        if shapes == self.shapes {
+            return;
+        }
+        if let Some(grid) = &mut self.grid {
+            grid.drain(&self.alone, &mut self.leaves, &mut self.compared);
+        }
+        self.grid = match shapes.iter().any(Option::is_some) {
+            true => Grid::new(&shapes),
+            false => None,
+        };
+        self.shapes = match self.grid {
+            Some(_) => shapes,
+            None => vec![None; shapes.len()],
+        };
+    }
+
+    /// Whether arm `arm` is counted on the grid, walked only in its unknown cells.
+    #[inline]
+    fn on_grid(&self, arm: usize) -> bool {
+        self.grid.as_ref().is_some_and(|g| g.has(arm))
+    }
+
+    /// How many of the block's `len` trials arm `arm` walks; [`walked`](Self::walked) names
+    /// them.
+    #[inline]
+    pub(crate) fn walks(&self, arm: usize, len: usize) -> usize {
+        match self.on_grid(arm) {
+            true => self.walked.len(),
+            false => len,
+        }
+    }
+
+    /// The `i`th trial of the block that arm `arm` walks.
+    #[inline]
+    pub(crate) fn walked(&self, arm: usize, i: usize) -> usize {
+        match self.on_grid(arm) {
+            true => self.walked[i] as usize,
+            false => i,
         }
     }
 
     /// Draws the next block of a lane's trials, at most `left`: each trial's word from the
-    /// lane seeds the stream all its arms replay. Returns the trials in the block.
-    pub(crate) fn draw_block(&mut self, lane: &mut LaneState, left: u64) -> usize {
+    /// lane seeds the stream all its arms replay. Returns the trials in the block. The grid
+    /// is redrawn first when `trees` may know more (often at first, then less and less).
+    pub(crate) fn draw_block(
+        &mut self,
+        lane: &mut LaneState,
+        left: u64,
+        trees: &[Tree<'_>],
+    ) -> usize {
+        if self.grown && self.drawn >= self.look_at {
+            self.grown = false;
+            self.look_at = self.drawn * 2;
+            self.regrid(trees);
+        }
         let len = left.min(self.block as u64) as usize;
+        self.drawn += len as u64;
         self.streams.clear();
+        self.rest.clear();
         for words in &mut self.words[..len] {
             let stream = stream::trial_stream(lane.next_u64());
             let mut next = stream.clone();
             words.fill_with(|| next.next_u64());
             self.streams.push(stream);
+            self.rest.push(next);
         }
         self.played[..len].fill(false);
+        self.walked.clear();
+        match &self.grid {
+            Some(grid) => {
+                for (t, words) in self.words[..len].iter().enumerate() {
+                    let cell = grid.cell(words).unwrap_or(WALKED);
+                    self.cell_of[t] = cell;
+                    if cell == WALKED {
+                        self.walked.push(t as u32);
+                    }
+                }
+            }
+            None => self.cell_of[..len].fill(WALKED),
+        }
         len
     }
 
-    /// The first words trial `t` of the block draws.
-    #[inline]
-    pub(crate) fn words(&self, t: usize) -> &[u64] {
-        &self.words[t]
-    }
-
-    /// Trial `t`'s stream from its start, for an arm to walk on its own.
-    pub(crate) fn stream(&self, t: usize) -> Stream {
-        self.streams[t].clone()
-    }
-
-    #[inline]
-    pub(crate) fn end(&mut self, arm: usize, t: usize, leaf: u32) {
-        self.ended[arm * self.block + t] = leaf;
+    /// Walks arm `arm`'s trials of the block (the first `len`, but for those counted on the
+    /// grid) through its tree: side by side as far as the tree knows their paths, then each
+    /// trial it does not know on its own, played in full and remembered.
+    pub(crate) fn walk_arm<'t, T: Trial>(
+        &mut self,
+        arm: usize,
+        tree: &mut Tree<'t>,
+        player: &mut Player<'t, T>,
+        len: usize,
+    ) {
+        let n = self.walks(arm, len);
+        let ended = arm * self.block;
+        self.alone_walks.clear();
+        match tree.after(&[]) {
+            Next::Leaf(leaf) => {
+                for i in 0..n {
+                    let t = self.walked(arm, i);
+                    self.ended[ended + t] = leaf;
+                }
+            }
+            Next::Unknown => {
+                for i in 0..n {
+                    let t = self.walked(arm, i) as u32;
+                    self.alone_walks.push(t);
+                }
+            }
+            Next::Branch(root) => {
+                for from in (0..n).step_by(SIDE) {
+                    let side = (n - from).min(SIDE);
+                    let trial: [usize; SIDE] =
+                        std::array::from_fn(|i| self.walked(arm, from + i.min(side - 1)));
+                    let mut at = [root; SIDE];
+                    let mut active: [usize; SIDE] = std::array::from_fn(|i| i);
+                    let mut live = side;
+                    let mut rest: [Option<Stream>; SIDE] = Default::default();
+                    let mut depth = 0;
+                    while live > 0 {
+                        let mut kept = 0;
+                        for j in 0..live {
+                            let i = active[j];
+                            let t = trial[i];
+                            let w = match self.words[t].get(depth) {
+                                Some(&w) => w,
+                                None => rest[i]
+                                    .get_or_insert_with(|| self.rest[t].clone())
+                                    .next_u64(),
+                            };
+                            match tree.step(at[i], w) {
+                                Next::Branch(b) => {
+                                    at[i] = b;
+                                    active[kept] = i;
+                                    kept += 1;
+                                }
+                                Next::Leaf(leaf) => self.ended[ended + t] = leaf,
+                                Next::Unknown => self.alone_walks.push(t as u32),
+                            }
+                        }
+                        live = kept;
+                        depth += 1;
+                    }
+                }
+            }
+        }
+        if self.alone_walks.is_empty() {
+            return;
+        }
+        // Only walks grow trees: the grid may be redrawn.
+        self.grown = true;
+        let m = player.out.len();
+        for k in 0..self.alone_walks.len() {
+            let t = self.alone_walks[k] as usize;
+            self.ended[ended + t] = match tree.walk(player, &mut self.streams[t].clone()) {
+                Walked::Leaf(leaf) => leaf,
+                Walked::Played => {
+                    let row = self.played_row(t, m);
+                    for &slot in tree.slots() {
+                        row[slot] = player.out[slot];
+                    }
+                    PLAYED
+                }
+            };
+        }
     }
 
     /// The metric row of trial `t`, which has an arm played in full (`m` metrics).
-    pub(crate) fn played_row(&mut self, t: usize, m: usize) -> &mut [i64] {
+    fn played_row(&mut self, t: usize, m: usize) -> &mut [i64] {
         if self.rows.len() < self.block * m {
             self.rows.resize(self.block * m, 0);
         }
@@ -203,7 +415,10 @@ impl Arms {
         }
         let row = &mut self.rows[t * m..(t + 1) * m];
         for (arm, tree) in trees.iter().enumerate() {
-            let leaf = self.ended[arm * self.block + t];
+            let leaf = match (&self.grid, self.cell_of[t]) {
+                (Some(grid), cell) if cell != WALKED && grid.has(arm) => grid.leaf(arm, cell),
+                _ => self.ended[arm * self.block + t],
+            };
             if leaf != PLAYED {
                 for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
                     row[slot] = v;
@@ -213,27 +428,79 @@ impl Arms {
         Some(row)
     }
 
-    /// Counts the block's first `len` trials whose arms all ended at leaves.
+    /// Counts the block's first `len` trials whose arms all ended at leaves: by cell, for
+    /// the arms on the grid and trials in known cells, else by leaf.
     pub(crate) fn count_block(&mut self, len: usize, lane: usize) {
         let block = self.block;
-        let counted = |t: &usize| !self.played[*t];
-        for &arm in &self.alone {
-            let ended = &self.ended[arm * block..arm * block + len];
-            for t in (0..len).filter(counted) {
-                self.leaves[arm].add(ended[t], lane, 1);
+        let Arms {
+            played,
+            ended,
+            alone,
+            leaves,
+            compared,
+            grid,
+            cell_of,
+            walked,
+            every,
+            ..
+        } = self;
+        // The trials an arm counts by leaf: those it walked.
+        let trials = |arm: usize| -> &[u32] {
+            match grid.as_ref().is_some_and(|g| g.has(arm)) {
+                true => walked,
+                false => &every[..len],
+            }
+        };
+        for &arm in alone.iter() {
+            let ended = &ended[arm * block..arm * block + len];
+            for &t in trials(arm) {
+                if !played[t as usize] {
+                    leaves[arm].add(ended[t as usize], lane, 1);
+                }
             }
         }
-        for c in &mut self.compared {
+        for c in compared.iter_mut() {
             let (a, b) = c.arms;
-            let (ended_a, ended_b) = (&self.ended[a * block..], &self.ended[b * block..]);
-            for t in (0..len).filter(counted) {
-                c.counts.add(ended_a[t], ended_b[t]);
+            let (ended_a, ended_b) = (&ended[a * block..], &ended[b * block..]);
+            let on = |arm: usize| grid.as_ref().filter(|g| g.has(arm));
+            match (on(a), on(b)) {
+                // Both arms on the grid: their known cells are counted there.
+                (Some(_), Some(_)) | (None, None) => {
+                    for &t in trials(a) {
+                        let t = t as usize;
+                        if !played[t] {
+                            c.counts.add(ended_a[t], ended_b[t], 1);
+                        }
+                    }
+                }
+                // One arm on the grid: each trial counted here, that arm's leaf read from
+                // its cell where it did not walk.
+                (grid_a, grid_b) => {
+                    let leaf = |g: Option<&Grid>, arm: usize, ended: &[u32], t: usize| match g {
+                        Some(g) if cell_of[t] != WALKED => g.leaf(arm, cell_of[t]),
+                        _ => ended[t],
+                    };
+                    for t in (0..len).filter(|&t| !played[t]) {
+                        let (la, lb) = (leaf(grid_a, a, ended_a, t), leaf(grid_b, b, ended_b, t));
+                        c.counts.add(la, lb, 1);
+                    }
+                }
+            }
+        }
+        if let Some(grid) = grid {
+            for (t, &cell) in cell_of[..len].iter().enumerate() {
+                if cell != WALKED && !played[t] {
+                    grid.count(cell);
+                }
             }
         }
     }
 
     /// Forgets the trials counted: a chunk cut short counts for nothing.
     pub(crate) fn forget(&mut self) {
+        if let Some(grid) = &mut self.grid {
+            grid.forget();
+        }
         for counts in &mut self.leaves {
             counts.drain().for_each(drop);
         }
@@ -244,6 +511,9 @@ impl Arms {
 
     /// Adds the trials counted to `acc`'s histograms and forgets them.
     pub(crate) fn drain_into(&mut self, trees: &[Tree<'_>], acc: &mut Gathered) {
+        if let Some(grid) = &mut self.grid {
+            grid.drain(&self.alone, &mut self.leaves, &mut self.compared);
+        }
         for c in &mut self.compared {
             let (a, b) = c.arms;
             for ((la, lb), n) in c.counts.drain() {
@@ -266,5 +536,154 @@ impl Arms {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::cells::COUNTED;
+    use crate::dice::{Fraction, SuccessCount};
+    use crate::engine::stream::trial_stream;
+    use crate::engine::{run, Draws, Joined, MetricName, Monitor, Pairing, RunSpec, Shard, Trial};
+    use std::sync::atomic::Ordering;
+
+    /// An arm of random shape, mostly one or two draws: a first count from a table of
+    /// several dice (some with rare results, unseen for a while), on most results a second
+    /// draw chosen by the first result, now and then a third, now and then a raw word; or
+    /// no draw at all.
+    pub(crate) struct Step {
+        names: Vec<MetricName>,
+        memoise: bool,
+        first: SuccessCount,
+        /// Second draws, by the first result: counts, then picks of these sizes.
+        second: Vec<SuccessCount>,
+        picks: Vec<u32>,
+        /// Out of 8: on how many first results a second draw follows; and the chances, per
+        /// 64 second results, of a third draw and of a raw word.
+        on: u32,
+        third: u32,
+        raw: u32,
+        fixed: bool,
+    }
+
+    impl Step {
+        fn new(case: u64, memoise: bool) -> Step {
+            let mut rng = trial_stream(case);
+            let mut below = move |n: u64| rand::Rng::next_u64(&mut rng) % n;
+            let table = |below: &mut dyn FnMut(u64) -> u64| {
+                let den: u32 = [2, 3, 6, 36, 97][below(5) as usize];
+                let num = [1, 1, 2, 5, 35][below(5) as usize].min(den - 1);
+                SuccessCount::new(1 + below(9) as u32, Fraction::new(num.into(), den.into()))
+            };
+            let first = table(&mut below);
+            let second = (0..below(3)).map(|_| table(&mut below)).collect();
+            let picks = (0..below(2) + 1)
+                .map(|_| [1, 2, 5, 97][below(4) as usize])
+                .collect();
+            Step {
+                names: ["value", "depth"]
+                    .map(|name| MetricName {
+                        arm: 0,
+                        choice: String::new(),
+                        name: name.into(),
+                    })
+                    .to_vec(),
+                memoise,
+                first,
+                second,
+                picks,
+                on: [0, 3, 8, 8][below(4) as usize],
+                third: [0, 0, 0, 0, 1, 8][below(6) as usize],
+                raw: [0, 0, 0, 0, 0, 1][below(6) as usize],
+                fixed: below(9) == 0,
+            }
+        }
+    }
+
+    impl Trial for Step {
+        type Scratch = ();
+        fn metrics(&self) -> &[MetricName] {
+            &self.names
+        }
+        fn arms(&self) -> usize {
+            1
+        }
+        fn pairs(&self) -> &[(usize, usize)] {
+            &[]
+        }
+        fn scratch(&self) {}
+        fn memoise(&self) -> bool {
+            self.memoise
+        }
+        fn play<'t, D: Draws<'t>>(&'t self, _: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
+            if self.fixed {
+                out.copy_from_slice(&[3, 0]);
+                return;
+            }
+            let k = draws.count(&self.first);
+            let (mut value, mut depth) = (i64::from(k), 0);
+            if (k * 5 + 1) % 8 < self.on {
+                let choice = k as usize % (self.second.len() + self.picks.len());
+                let j = match self.second.get(choice) {
+                    Some(table) => draws.count(table),
+                    None => draws.uniform(self.picks[choice - self.second.len()]),
+                };
+                // Results that add alike end alike: leaves shared by several paths.
+                value += i64::from(j);
+                depth = 1;
+                if (j * 13 + k) % 64 < self.third {
+                    value += i64::from(draws.uniform(3));
+                    depth = 2;
+                } else if (j * 7 + 3) % 64 < self.raw {
+                    value += (rand::Rng::next_u64(draws.words()) % 3) as i64;
+                    depth = 3;
+                }
+            }
+            out.copy_from_slice(&[value, depth]);
+        }
+    }
+
+    /// `parts` random arms joined.
+    pub(crate) fn steps(case: u64, memoise: bool, parts: usize, pairing: Pairing) -> Joined<Step> {
+        let parts = (0..parts as u64)
+            .map(|i| Step::new(case * 1000 + i, memoise))
+            .collect();
+        Joined::new(parts, pairing)
+    }
+
+    #[test]
+    fn arms_counted_on_the_grid_give_what_arms_played_in_full_give() {
+        // Every arm played in full (no trees, no grid) is the truth; trees, leaf counts and
+        // the grid of cells must give the same histograms and paired differences.
+        let before = COUNTED.load(Ordering::Relaxed);
+        let mut trials_all = 0;
+        for case in 0..12 {
+            let pairing = [Pairing::AgainstFirst, Pairing::Every][case as usize % 2];
+            let parts = [2, 3, 5, 9, 17, 40][case as usize % 6];
+            let trials = 150_000 + 37 * case;
+            let gather = |memoise: bool| {
+                let spec = RunSpec {
+                    trials,
+                    seed: 7 + case,
+                    threads: 2,
+                    shard: Shard::WHOLE,
+                    precision: None,
+                };
+                let trial = steps(case, memoise, parts, pairing);
+                run(&trial, &spec, &Monitor::default()).unwrap().gathered
+            };
+            let counted = gather(true);
+            let played = gather(false);
+            assert_eq!(counted.metrics[0].total(), trials, "case {case}");
+            assert_eq!(counted.differences[0].total(), trials, "case {case}");
+            assert_eq!(counted, played, "case {case}, {parts} arms, {pairing:?}");
+            trials_all += trials;
+        }
+        // Most trials were counted by cell: the grid was used, not only the walks.
+        let counted = COUNTED.load(Ordering::Relaxed) - before;
+        assert!(
+            counted > trials_all / 4,
+            "{counted} of {trials_all} trials counted on the grid"
+        );
     }
 }

@@ -678,6 +678,60 @@ impl<'t> Tree<'t> {
         self.row_leaf.insert(row, leaf);
         Some(leaf)
     }
+
+    /// Where a trial whose draws read `words` stands after them, as far as the tree knows:
+    /// the branch it draws at next, or the leaf it ended at (within the words or before
+    /// them). Added for arms counted by the words they draw and walked side by side
+    /// (`super::arms`), with [`step`](Self::step) and [`draw_at`](Self::draw_at).
+    pub fn after(&self, words: &[u64]) -> Next {
+        if !self.remember {
+            return Next::Unknown;
+        }
+        let mut e = self.root;
+        for &w in words {
+            if e >= LEAF {
+                break;
+            }
+            e = self.child(e, w);
+        }
+        Next::of(e)
+    }
+
+    /// Where drawing word `w` at branch `branch` (named by a [`Next`]) leads: one step of a
+    /// walk, so that walks of several trials can be interleaved outside the tree.
+    #[inline]
+    pub fn step(&self, branch: u32, w: u64) -> Next {
+        Next::of(self.child(branch, w))
+    }
+
+    /// The draw made at branch `branch` (named by a [`Next`]).
+    pub fn draw_at(&self, branch: u32) -> Draw<'t> {
+        self.branches[branch as usize].draw
+    }
+}
+
+/// What [`Tree::after`] and [`Tree::step`] know of a trial after some of its draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// It draws at this branch next.
+    Branch(u32),
+    /// It ended at this leaf.
+    Leaf(u32),
+    /// No trial has gone this way yet, or it is played in full.
+    Unknown,
+}
+
+impl Next {
+    #[inline]
+    fn of(e: Entry) -> Next {
+        if e < LEAF {
+            Next::Branch(e)
+        } else if e < SLOW {
+            Next::Leaf(e & !LEAF)
+        } else {
+            Next::Unknown
+        }
+    }
 }
 
 /// What playing a trial in full takes besides its tree, lent by a worker to its trees: the

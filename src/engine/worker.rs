@@ -1,7 +1,7 @@
 //! One worker's side of a run: playing a chunk's trials through the outcome trees, on the
 //! chunk's lanes, into integer histograms.
 
-use super::arms::{Arms, PLAYED};
+use super::arms::Arms;
 
 use super::stream::{LaneState, Lanes, LANES};
 use super::tree::{Mode, Player, Tree, Walked};
@@ -40,13 +40,14 @@ pub(crate) struct Worker<'t, T: Trial> {
 
 impl<'t, T: Trial> Worker<'t, T> {
     pub(crate) fn new(trial: &'t T) -> Self {
-        let m = trial.metrics().len();
         Worker {
             player: Player::new(trial),
             trees: (0..trial.arms())
                 .map(|arm| Tree::new(trial, arm, trial.memoise()))
                 .collect(),
-            columns: vec![0; m * BATCH],
+            // Taken when a trial is first played in full: a sweep of many points has many
+            // metrics, and may never need it.
+            columns: Vec::new(),
             differences: vec![0; BATCH],
             filled: 0,
             arms: Arms::new(trial),
@@ -109,24 +110,9 @@ impl<'t, T: Trial> Worker<'t, T> {
                 }
                 // A block of the lane's trials, arm after arm: an arm's tree and counts stay
                 // in cache while it walks the block, however many arms there are.
-                let len = self.arms.draw_block(&mut rng, left);
+                let len = self.arms.draw_block(&mut rng, left, &self.trees);
                 for (arm, tree) in self.trees.iter_mut().enumerate() {
-                    for t in 0..len {
-                        let leaf = match tree.leaf_for(self.arms.words(t)) {
-                            Some(leaf) => leaf,
-                            None => match tree.walk(&mut self.player, &mut self.arms.stream(t)) {
-                                Walked::Leaf(leaf) => leaf,
-                                Walked::Played => {
-                                    let row = self.arms.played_row(t, m);
-                                    for &slot in tree.slots() {
-                                        row[slot] = self.player.out[slot];
-                                    }
-                                    PLAYED
-                                }
-                            },
-                        };
-                        self.arms.end(arm, t, leaf);
-                    }
+                    self.arms.walk_arm(arm, tree, &mut self.player, len);
                 }
                 for t in 0..len {
                     if let Some(row) = self.arms.row_of(t, m, &self.trees) {
@@ -238,6 +224,9 @@ impl<'t, T: Trial> Worker<'t, T> {
 
     /// Adds `out` as one trial of the column batch.
     fn push_out(&mut self, trial: &T, acc: &mut Gathered) {
+        if self.columns.is_empty() {
+            self.columns = vec![0; self.player.out.len() * BATCH];
+        }
         for (j, &v) in self.player.out.iter().enumerate() {
             self.columns[j * BATCH + self.filled] = v;
         }
