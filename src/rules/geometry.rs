@@ -1,6 +1,9 @@
 //! Points, round bases and the battlefield. Distances between models are measured edge to
 //! edge between round bases, in inches.
 
+use super::spatial;
+use std::cell::RefCell;
+
 /// Slack for comparisons of distances computed in floating point: a model placed exactly 2"
 /// away must count as within 2" whatever the last bit says.
 pub const EPS: f64 = 1e-9;
@@ -54,7 +57,47 @@ pub fn edge_distance(a: Point, ra: f64, b: Point, rb: f64) -> f64 {
 
 /// Edge-to-edge distance between the closest bases of two groups (infinite when either is
 /// empty): groups of radius `ra` centred at `a` and of radius `rb` centred at `b`.
+///
+/// The answer is the smallest [`edge_distance`] over all pairs, bit for bit; large groups find
+/// it through a k-d tree over `b`, since the square root and the subtractions keep the order
+/// of squared centre distances.
 pub fn closest<A, B>(a: A, ra: f64, b: B, rb: f64) -> f64
+where
+    A: IntoIterator<Item = Point>,
+    B: IntoIterator<Item = Point> + Clone,
+{
+    let a = a.into_iter();
+    let (a_len, b_len) = (a.size_hint().0, b.clone().into_iter().size_hint().0);
+    if a_len.saturating_mul(b_len) <= SMALL_PAIRS {
+        return closest_by_scan(a, ra, b, rb);
+    }
+    SCRATCH.with_borrow_mut(|s| {
+        s.nearest.rebuild(b);
+        let Some((lo, hi)) = s.nearest.bounds() else {
+            return f64::INFINITY;
+        };
+        // Ask first from the point of `a` nearest `b`'s box, then only from points whose
+        // distance to that box is below the best so far (no point of `b` is nearer them).
+        s.points.clear();
+        s.points.extend(a);
+        let gap = |p: Point| spatial::box_distance_squared(p, lo, hi);
+        let start = s
+            .points
+            .iter()
+            .copied()
+            .min_by(|p, q| gap(*p).total_cmp(&gap(*q)));
+        let mut best = start.map_or(f64::INFINITY, |p| s.nearest.distance_squared(p));
+        for &pa in &s.points {
+            if gap(pa) < best {
+                best = best.min(s.nearest.distance_squared(pa));
+            }
+        }
+        best.sqrt() - ra - rb
+    })
+}
+
+/// [`closest`] by looking at every pair: the definition, and faster for small groups.
+pub fn closest_by_scan<A, B>(a: A, ra: f64, b: B, rb: f64) -> f64
 where
     A: IntoIterator<Item = Point>,
     B: IntoIterator<Item = Point> + Clone,
@@ -66,6 +109,64 @@ where
         }
     }
     best
+}
+
+/// Whether some base of radius `ra` centred in `a` is [`within`] `d` inches of some base of
+/// radius `rb` centred in `b`, as asking every pair would say; large groups ask only the
+/// pairs a grid over `a` finds near each other.
+pub fn any_within<A, B>(a: A, ra: f64, b: B, rb: f64, d: f64) -> bool
+where
+    A: IntoIterator<Item = Point> + Clone,
+    B: IntoIterator<Item = Point>,
+{
+    let b = b.into_iter();
+    let (a_len, b_len) = (a.clone().into_iter().size_hint().0, b.size_hint().0);
+    if a_len.saturating_mul(b_len) <= SMALL_PAIRS {
+        return b
+            .into_iter()
+            .any(|pb| a.clone().into_iter().any(|pa| within(pa, ra, pb, rb, d)));
+    }
+    let Some((lo, hi)) = spatial::bounds(a.clone()) else {
+        return false;
+    };
+    // A pair within `d` is at most this far apart on either axis, with room for rounding.
+    let bound = ra + rb + d + EPS;
+    let reach = bound + slack(lo, hi, bound);
+    SCRATCH.with_borrow_mut(|s| {
+        s.grid.reset(lo, hi, reach, a_len);
+        for pa in a {
+            s.grid.insert(pa);
+        }
+        let grid = &s.grid;
+        b.into_iter()
+            .any(|pb| grid.any_near(pb, reach, |_, pa| within(pa, ra, pb, rb, d)))
+    })
+}
+
+/// A margin to add to `bound`, a bound on the distance between points near the rectangle
+/// from `lo` to `hi`, so that it also covers rounding: far more than the few units in the
+/// last place that rounding can cost.
+pub(crate) fn slack(lo: Point, hi: Point, bound: f64) -> f64 {
+    let scale = [lo.x, lo.y, hi.x, hi.y, bound]
+        .iter()
+        .fold(1.0f64, |m, v| m.max(v.abs()));
+    scale * 1e-9
+}
+
+/// Below this many pairs, looking at each is faster than building an index.
+const SMALL_PAIRS: usize = 256;
+
+/// Buffers for the indexes above, kept per thread so queries on the hot path allocate only
+/// while warming up.
+#[derive(Default)]
+struct Scratch {
+    grid: spatial::Grid,
+    nearest: spatial::Nearest,
+    points: Vec<Point>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
 }
 
 /// Whether two bases are within `d` inches of each other, edge to edge.
