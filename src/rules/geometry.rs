@@ -117,21 +117,32 @@ where
 pub fn any_within<A, B>(a: A, ra: f64, b: B, rb: f64, d: f64) -> bool
 where
     A: IntoIterator<Item = Point> + Clone,
-    B: IntoIterator<Item = Point>,
+    B: IntoIterator<Item = Point> + Clone,
 {
-    let b = b.into_iter();
-    let (a_len, b_len) = (a.clone().into_iter().size_hint().0, b.size_hint().0);
+    let (a_len, b_len) = (
+        a.clone().into_iter().size_hint().0,
+        b.clone().into_iter().size_hint().0,
+    );
     if a_len.saturating_mul(b_len) <= SMALL_PAIRS {
         return b
             .into_iter()
             .any(|pb| a.clone().into_iter().any(|pa| within(pa, ra, pb, rb, d)));
     }
-    let Some((lo, hi)) = spatial::bounds(a.clone()) else {
+    let (Some((lo, hi)), Some((b_lo, b_hi))) =
+        (spatial::bounds(a.clone()), spatial::bounds(b.clone()))
+    else {
         return false;
     };
     // A pair within `d` is at most this far apart on either axis, with room for rounding.
     let bound = ra + rb + d + EPS;
     let reach = bound + slack(lo, hi, bound);
+    if b_lo.x > hi.x + reach
+        || b_hi.x < lo.x - reach
+        || b_lo.y > hi.y + reach
+        || b_hi.y < lo.y - reach
+    {
+        return false;
+    }
     SCRATCH.with_borrow_mut(|s| {
         s.grid.reset(lo, hi, reach, a_len);
         for pa in a {
@@ -240,5 +251,49 @@ mod tests {
         assert!(!field.admits(Point::new(5.0, 5.0), 0.5));
         assert!(!field.admits(Point::new(0.4, 5.0), 0.5)); // hangs off the table
         assert!(field.admits(Point::new(0.5, 0.5), 0.5));
+    }
+
+    /// Groups of 0 to 60 points, on a half-inch lattice or anywhere, one group sometimes far
+    /// off: the indexed answers against the scan of every pair.
+    #[test]
+    fn closest_and_any_within_match_every_pair() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(154);
+        let mut below = |n: u64| (rng.next_u64() % n) as f64;
+        let mut hits = 0;
+        for round in 0..2_000 {
+            let mut group = |off: f64| -> Vec<Point> {
+                let n = below(61) as usize;
+                let lattice = below(2) == 0;
+                (0..n)
+                    .map(|_| {
+                        let mut c = || {
+                            off + if lattice {
+                                below(40) * 0.5
+                            } else {
+                                below(1 << 20) / (1 << 20) as f64 * 20.0
+                            }
+                        };
+                        Point::new(c(), c())
+                    })
+                    .collect()
+            };
+            let a = group(0.0);
+            let b = group(if round % 4 == 0 { 37.0 } else { 3.0 });
+            let (ra, rb) = (0.5, [0.5, 0.75, 1.0][round % 3]);
+            let d = [0.0, 1.0, 2.5, 6.0][round % 4];
+            let fast = closest(a.iter().copied(), ra, b.iter().copied(), rb);
+            let scan = closest_by_scan(a.iter().copied(), ra, b.iter().copied(), rb);
+            assert_eq!(fast.to_bits(), scan.to_bits(), "round {round}");
+            let every = a
+                .iter()
+                .any(|&pa| b.iter().any(|&pb| within(pa, ra, pb, rb, d)));
+            assert_eq!(
+                any_within(a.iter().copied(), ra, b.iter().copied(), rb, d),
+                every
+            );
+            hits += usize::from(every);
+        }
+        assert!((200..1_800).contains(&hits), "{hits}");
     }
 }

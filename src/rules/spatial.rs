@@ -64,9 +64,14 @@ impl Grid {
 
     /// The column (or row, with `y0` and `rows`) of a coordinate: monotone in it.
     fn index(v: f64, origin: f64, cell: f64, count: usize) -> usize {
-        let i = ((v - origin) / cell).floor();
-        // `as` saturates (and maps NaN to 0); clamping keeps the order.
-        (i.max(0.0) as usize).min(count - 1)
+        let i = (v - origin) / cell;
+        // Below 0 (or NaN) is the first cell; above, `as` truncates, which is `floor` there
+        // (without its call), and saturates; clamping keeps the order.
+        if i > 0.0 {
+            (i as usize).min(count - 1)
+        } else {
+            0
+        }
     }
 
     fn cell_of(&self, p: Point) -> usize {
