@@ -264,7 +264,7 @@ mod tests {
         for round in 0..2_000 {
             let mut group = |off: f64| -> Vec<Point> {
                 let n = below(61) as usize;
-                let lattice = below(2) == 0;
+                let lattice = below(2) == 0.0;
                 (0..n)
                     .map(|_| {
                         let mut c = || {
