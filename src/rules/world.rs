@@ -255,15 +255,13 @@ impl World {
         self.enemies.clear();
         let side = &plan.scenario().units[unit].side;
         for (models, u) in self.models.iter().zip(&plan.scenario().units) {
-            for m in models {
-                let b = Base {
-                    centre: m.centre,
-                    radius: u.radius(),
-                };
-                self.bases.push(b);
-                if &u.side != side {
-                    self.enemies.push(b);
-                }
+            let base = |m: &Model| Base {
+                centre: m.centre,
+                radius: u.radius(),
+            };
+            self.bases.extend(models.iter().map(base));
+            if &u.side != side {
+                self.enemies.extend(models.iter().map(base));
             }
         }
         self.anchors.clear();
