@@ -41,7 +41,7 @@ impl Grid {
         let mut cell = reach.max(f64::MIN_POSITIVE);
         // Cells of side `cell` over the rectangle: more than the budget means wider cells.
         let wanted = ((width / cell).floor() + 1.0) * ((height / cell).floor() + 1.0);
-        if !(wanted <= budget) {
+        if wanted.is_nan() || wanted > budget {
             cell = (width * height / budget)
                 .sqrt()
                 .max(width.max(height) / budget)
@@ -216,7 +216,7 @@ pub fn box_distance_squared(spot: Point, lo: Point, hi: Point) -> f64 {
 }
 
 fn axis(p: Point, depth: usize) -> f64 {
-    if depth % 2 == 0 {
+    if depth.is_multiple_of(2) {
         p.x
     } else {
         p.y
