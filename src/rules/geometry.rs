@@ -58,9 +58,11 @@ pub fn edge_distance(a: Point, ra: f64, b: Point, rb: f64) -> f64 {
 /// Edge-to-edge distance between the closest bases of two groups (infinite when either is
 /// empty): groups of radius `ra` centred at `a` and of radius `rb` centred at `b`.
 ///
-/// The answer is the smallest [`edge_distance`] over all pairs, bit for bit; large groups find
-/// it through a k-d tree over `b`, since the square root and the subtractions keep the order
-/// of squared centre distances.
+/// The answer is the smallest [`edge_distance`] over all pairs, bit for bit, since the square
+/// root and the subtractions keep the order of squared centre distances. Large groups first
+/// take one pair, the points of each group nearest the other's box, then look only at the
+/// points nearer the other group's box than that pair (no other point can be in a nearer
+/// pair): through a k-d tree when many remain.
 pub fn closest<A, B>(a: A, ra: f64, b: B, rb: f64) -> f64
 where
     A: IntoIterator<Item = Point>,
@@ -72,24 +74,48 @@ where
         return closest_by_scan(a, ra, b, rb);
     }
     SCRATCH.with_borrow_mut(|s| {
-        s.nearest.rebuild(b);
-        let Some((lo, hi)) = s.nearest.bounds() else {
+        let Scratch {
+            nearest,
+            points,
+            others,
+            ..
+        } = s;
+        points.clear();
+        points.extend(a);
+        others.clear();
+        others.extend(b);
+        let (Some((a_lo, a_hi)), Some((b_lo, b_hi))) = (
+            spatial::bounds(points.iter().copied()),
+            spatial::bounds(others.iter().copied()),
+        ) else {
             return f64::INFINITY;
         };
-        // Ask first from the point of `a` nearest `b`'s box, then only from points whose
-        // distance to that box is below the best so far (no point of `b` is nearer them).
-        s.points.clear();
-        s.points.extend(a);
-        let gap = |p: Point| spatial::box_distance_squared(p, lo, hi);
-        let start = s
-            .points
-            .iter()
-            .copied()
-            .min_by(|p, q| gap(*p).total_cmp(&gap(*q)));
-        let mut best = start.map_or(f64::INFINITY, |p| s.nearest.distance_squared(p));
-        for &pa in &s.points {
-            if gap(pa) < best {
-                best = best.min(s.nearest.distance_squared(pa));
+        let gap_to_b = |p: &Point| spatial::box_distance_squared(*p, b_lo, b_hi);
+        let gap_to_a = |p: &Point| spatial::box_distance_squared(*p, a_lo, a_hi);
+        let (Some(&pa), Some(&pb)) = (
+            points
+                .iter()
+                .min_by(|p, q| gap_to_b(p).total_cmp(&gap_to_b(q))),
+            others
+                .iter()
+                .min_by(|p, q| gap_to_a(p).total_cmp(&gap_to_a(q))),
+        ) else {
+            return f64::INFINITY;
+        };
+        let mut best = pa.distance_squared(pb);
+        // A pair nearer than `best` has each point nearer the other group's box than `best`.
+        points.retain(|p| gap_to_b(p) < best);
+        others.retain(|p| gap_to_a(p) < best);
+        if points.len().saturating_mul(others.len()) <= SMALL_PAIRS {
+            for &pa in points.iter() {
+                for &pb in others.iter() {
+                    best = best.min(pa.distance_squared(pb));
+                }
+            }
+        } else {
+            nearest.rebuild(others.iter().copied());
+            for &pa in points.iter() {
+                best = best.min(nearest.distance_squared(pa));
             }
         }
         best.sqrt() - ra - rb
@@ -174,6 +200,7 @@ struct Scratch {
     grid: spatial::Grid,
     nearest: spatial::Nearest,
     points: Vec<Point>,
+    others: Vec<Point>,
 }
 
 thread_local! {
