@@ -14,12 +14,12 @@
 //! own plan) as the arms of one trial.
 //!
 //! The files depend on each other in one direction, so each can be read from those below it:
-//! `geometry`, `placement`, `tables`, `metrics`, `outcome` and `condition` depend on no rule;
-//! each command's `prepared.rs` (what it works out before any trial) reads only the scenario
-//! and those; `plan.rs` holds the precomputations; `world.rs` is a trial's state over the
-//! plan; the command rules (`rally/`, `shoot/`, `run.rs`, `response.rs`) change the world;
-//! `commands.rs` declares an order through them; `engagement/` and `trial.rs` drive a plan's
-//! trials, and `designs.rs` drives one plan per design arm.
+//! `geometry`, `spatial`, `placement`, `tables`, `metrics`, `outcome` and `condition` depend
+//! on no rule; each command's `prepared.rs` (what it works out before any trial) reads only
+//! the scenario and those; `plan.rs` holds the precomputations; `world.rs` is a trial's state
+//! over the plan; the command rules (`rally/`, `shoot/`, `run.rs`, `response.rs`) change the
+//! world; `commands.rs` declares an order through them; `engagement/` and `trial.rs` drive a
+//! plan's trials, and `designs.rs` drives one plan per design arm.
 //!
 //! Adding a command (say Charge) takes one new file, `src/rules/charge.rs`, with its rule (a
 //! `resolve` over the plan, the world and the draws); a command with a precomputation is a
@@ -64,6 +64,7 @@ pub mod rally;
 pub mod response;
 pub mod run;
 pub mod shoot;
+pub mod spatial;
 pub mod tables;
 pub mod trial;
 pub mod world;

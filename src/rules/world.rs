@@ -10,7 +10,7 @@
 //! `rallied_from_start` (precomputed Rally placements, also ending it), so no rule can read
 //! unlisted models or change them unnoticed.
 
-use super::geometry::{closest, within, Point};
+use super::geometry::{any_within, closest, Point};
 use super::metrics::UnitMetrics;
 use super::placement::Base;
 use super::plan::Plan;
@@ -234,13 +234,16 @@ impl World {
         let units = &plan.scenario().units;
         let me = &units[unit];
         let models = self.models(plan);
+        let mine = models[unit].iter().map(|m| m.centre);
         units.iter().zip(models).any(|(other, theirs)| {
             other.side != me.side
-                && theirs.iter().any(|e| {
-                    models[unit]
-                        .iter()
-                        .any(|m| within(m.centre, me.radius(), e.centre, other.radius(), inches))
-                })
+                && any_within(
+                    mine.clone(),
+                    me.radius(),
+                    theirs.iter().map(|e| e.centre),
+                    other.radius(),
+                    inches,
+                )
         })
     }
 
@@ -252,15 +255,13 @@ impl World {
         self.enemies.clear();
         let side = &plan.scenario().units[unit].side;
         for (models, u) in self.models.iter().zip(&plan.scenario().units) {
-            for m in models {
-                let b = Base {
-                    centre: m.centre,
-                    radius: u.radius(),
-                };
-                self.bases.push(b);
-                if &u.side != side {
-                    self.enemies.push(b);
-                }
+            let base = |m: &Model| Base {
+                centre: m.centre,
+                radius: u.radius(),
+            };
+            self.bases.extend(models.iter().map(base));
+            if &u.side != side {
+                self.enemies.extend(models.iter().map(base));
             }
         }
         self.anchors.clear();

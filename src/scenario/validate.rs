@@ -10,7 +10,8 @@ use crate::config::is_identifier;
 use crate::config::limits::MAX_NAME;
 use crate::config::suggest::{clip, quoted, unknown_id, unknown_value};
 use crate::dice::{Amount, DiceTest};
-use crate::rules::geometry::{overlaps, Battlefield, Point, Rect};
+use crate::rules::geometry::{overlaps, slack, Battlefield, Point, Rect};
+use crate::rules::spatial;
 
 type Result<T> = std::result::Result<T, ScenarioError>;
 
@@ -593,17 +594,39 @@ fn no_overlaps(ctx: &Context, units: &[Unit]) -> Result<()> {
         .iter()
         .flat_map(|u| u.models.iter().enumerate().map(move |(i, p)| (u, i, *p)))
         .collect();
+    // The first overlapping pair in file order (the first model of any pair, then the
+    // second), found through a grid: two bases overlap only within the widest two radii.
+    let widest = units.iter().fold(0.0f64, |m, u| m.max(u.radius()));
+    let Some((lo, hi)) = spatial::bounds(models.iter().map(|m| m.2)) else {
+        return Ok(());
+    };
+    let reach = 2.0 * widest + slack(lo, hi, 2.0 * widest);
+    let mut grid = spatial::Grid::default();
+    grid.reset(lo, hi, reach, models.len());
+    for m in &models {
+        grid.insert(m.2);
+    }
     for (a, (ua, ia, pa)) in models.iter().enumerate() {
-        for (ub, ib, pb) in &models[a + 1..] {
-            if overlaps(*pa, ua.radius(), *pb, ub.radius()) {
-                return Err(ctx.invalid(
-                    format!("unit.{}", ub.id),
-                    format!(
-                        "model {} of {} at ({}, {}) overlaps model {} of {} at ({}, {}); bases may touch but not overlap",
-                        ib + 1, ub.id, pb.x, pb.y, ia + 1, ua.id, pa.x, pa.y
-                    ),
-                ));
+        let mut first = None;
+        grid.any_near(*pa, reach, |b, pb| {
+            let (ub, _, _) = models[b as usize];
+            if b as usize > a
+                && first.is_none_or(|f| b < f)
+                && overlaps(*pa, ua.radius(), pb, ub.radius())
+            {
+                first = Some(b);
             }
+            false
+        });
+        if let Some(b) = first {
+            let (ub, ib, pb) = models[b as usize];
+            return Err(ctx.invalid(
+                format!("unit.{}", ub.id),
+                format!(
+                    "model {} of {} at ({}, {}) overlaps model {} of {} at ({}, {}); bases may touch but not overlap",
+                    ib + 1, ub.id, pb.x, pb.y, ia + 1, ua.id, pa.x, pa.y
+                ),
+            ));
         }
     }
     Ok(())
@@ -853,4 +876,74 @@ pub(super) fn order(
         }
     }
     Ok(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+
+    /// Units of random sizes on a half-inch lattice, bases of 1" or 2", so that some touch and
+    /// some overlap: the error names the first overlapping pair in file order, as checking
+    /// every pair in that order finds it.
+    #[test]
+    fn the_overlap_named_is_the_first_in_file_order() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(153);
+        let mut below = |n: u64| rng.next_u64() % n;
+        let mut refused = 0;
+        for _ in 0..300 {
+            let mut text = String::from(
+                "[scenario]\nname = \"o\"\n[battlefield]\nwidth = 48.0\nheight = 48.0\n",
+            );
+            let mut all = Vec::new();
+            for u in 0..1 + below(4) {
+                let base = [1.0, 1.0, 2.0][below(3) as usize];
+                let n = 1 + below(40);
+                let models: Vec<(f64, f64)> = (0..n)
+                    .map(|_| ((2 + below(76)) as f64 * 0.5, (2 + below(76)) as f64 * 0.5))
+                    .collect();
+                let list: Vec<String> = models
+                    .iter()
+                    .map(|(x, y)| format!("[{x:.1}, {y:.1}]"))
+                    .collect();
+                text += &format!(
+                    "[[unit]]\nid = \"u{u}\"\nside = \"{}\"\nsize = {n}\nbase = {base}\nresolve = \"d6>=4\"\nmodels = [{}]\n",
+                    if u % 2 == 0 { "blue" } else { "red" },
+                    list.join(", ")
+                );
+                all.extend(
+                    models
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &p)| (u, i, p, base / 2.0)),
+                );
+            }
+            text += "[[step]]\nunit = \"u0\"\ncommand = \"rally\"\n";
+            let expected = all.iter().enumerate().find_map(|(a, &(ua, ia, pa, ra))| {
+                all[a + 1..].iter().find_map(|&(ub, ib, pb, rb)| {
+                    let d = ((pa.0 - pb.0).powi(2) + (pa.1 - pb.1).powi(2)).sqrt();
+                    (d < ra + rb - 1e-6).then(|| {
+                        format!(
+                            "model {} of u{ub} at ({}, {}) overlaps model {} of u{ua}",
+                            ib + 1,
+                            pb.0,
+                            pb.1,
+                            ia + 1
+                        )
+                    })
+                })
+            });
+            match (crate::scenario::parse(&text, "o.toml", &[]), expected) {
+                (Ok(_), None) => {}
+                (Err(e), Some(says)) => {
+                    refused += 1;
+                    assert!(
+                        e.to_string().contains(&says),
+                        "{e}\nexpected: {says}\n{text}"
+                    );
+                }
+                (got, expected) => panic!("{:?} but expected {expected:?}\n{text}", got.err()),
+            }
+        }
+        assert!((30..270).contains(&refused), "{refused} of 300 refused");
+    }
 }

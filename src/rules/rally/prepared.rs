@@ -2,7 +2,7 @@
 //! starts within 1", and where Rally from the starting layout places models. It reads only
 //! the scenario, so the plan can hold it without depending on the rule that uses it.
 
-use crate::rules::geometry::{within, Point};
+use crate::rules::geometry::{any_within, Point};
 use crate::rules::placement::{self, Base, Surroundings};
 use crate::rules::tables::CountTables;
 use crate::scenario::Scenario;
@@ -43,10 +43,45 @@ impl Prepared {
 
     /// The second use's spots after the first restored `restored_first` models from the
     /// starting layout.
+    ///
+    /// They begin with the first use's spots after those it restored: the second use walks
+    /// the same candidates around the same anchors with the same bases taken, all those before
+    /// the first use's next spot still taken or illegal. Only without `chain`, and when the
+    /// first use's search ran out of candidates before placing every missing model, does the
+    /// second go on, around the models the first restored (its only new anchors).
     pub fn second(&self, scenario: &Scenario, restored_first: usize) -> &[Point] {
         self.second[restored_first].get_or_init(|| {
-            let placed = &self.first(scenario)[..restored_first];
-            spots(scenario, self.unit, placed)
+            let first = self.first(scenario);
+            let u = &scenario.units[self.unit];
+            let missing = (u.size - u.alive()) as usize;
+            let mut spots = first[restored_first..].to_vec();
+            if first.len() < missing && !scenario.options.rally_chain {
+                let (mut bases, enemies) = starting_bases(scenario, self.unit);
+                bases.extend(first.iter().map(|&centre| Base {
+                    centre,
+                    radius: u.radius(),
+                }));
+                let anchors: Vec<Point> = u
+                    .models
+                    .iter()
+                    .chain(&first[..restored_first])
+                    .copied()
+                    .collect();
+                let around = Surroundings {
+                    field: &scenario.battlefield,
+                    bases: &bases,
+                    enemies: &enemies,
+                };
+                spots.extend(placement::place_from_anchor(
+                    &around,
+                    &anchors,
+                    u.models.len(),
+                    u.radius(),
+                    missing - first.len(),
+                    false,
+                ));
+            }
+            spots
         })
     }
 }
@@ -73,11 +108,15 @@ fn starting_bases(scenario: &Scenario, unit: usize) -> (Vec<Base>, Vec<Base>) {
 
 fn enemy_within_1_at_start(scenario: &Scenario, unit: usize) -> bool {
     let u = &scenario.units[unit];
-    let (_, enemies) = starting_bases(scenario, unit);
-    u.models.iter().any(|&p| {
-        enemies
-            .iter()
-            .any(|e| within(p, u.radius(), e.centre, e.radius, 1.0))
+    scenario.units.iter().any(|e| {
+        e.side != u.side
+            && any_within(
+                u.models.iter().copied(),
+                u.radius(),
+                e.models.iter().copied(),
+                e.radius(),
+                1.0,
+            )
     })
 }
 
@@ -103,4 +142,80 @@ fn spots(scenario: &Scenario, unit: usize, placed: &[Point]) -> Vec<Point> {
         missing,
         scenario.options.rally_chain,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario;
+    use rand::{Rng, SeedableRng};
+
+    /// A unit of `alive` models in a block on a small table (so that space can run out), an
+    /// enemy block beside it, with or without `chain`.
+    fn scenario_text(rng: &mut impl Rng) -> String {
+        let mut below = |n: u64| rng.next_u64() % n;
+        let alive = 1 + below(12);
+        let size = alive + 1 + below(60);
+        let side = 6 + below(10);
+        let chain = below(2) == 0;
+        let base = [1.0, 1.0, 1.5][below(3) as usize];
+        format!(
+            r#"
+[scenario]
+name = "r"
+[options]
+rally.chain = {chain}
+[battlefield]
+width = {side}.0
+height = {side}.0
+[[unit]]
+id = "a"
+side = "blue"
+size = {size}
+alive = {alive}
+base = {base}
+resolve = "d6>=4"
+formation = {{ kind = "grid", x = 1.5, y = 1.5, spacing = {base}, columns = 3 }}
+[[unit]]
+id = "e"
+side = "red"
+size = 3
+formation = {{ kind = "line", x = {ex}.5, y = 1.0, spacing = 1.0 }}
+[[step]]
+unit = "a"
+command = "rally"
+"#,
+            ex = 5 + below(side - 5),
+        )
+    }
+
+    #[test]
+    fn second_spots_are_the_search_over_the_first_use_layout() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(151);
+        let (mut short, mut tried) = (0, 0);
+        while tried < 150 {
+            let text = scenario_text(&mut rng);
+            let Ok(set) = scenario::parse(&text, "r.toml", &[]) else {
+                continue; // an enemy drawn onto the unit: another layout
+            };
+            tried += 1;
+            let scenario = &set.variants[0].scenario;
+            let prepared = Prepared::new(scenario, 0);
+            let first = prepared.first(scenario);
+            let u = &scenario.units[0];
+            short += usize::from(first.len() < (u.size - u.alive()) as usize);
+            for f in 0..=first.len() {
+                assert_eq!(
+                    prepared.second(scenario, f),
+                    spots(scenario, 0, &first[..f]),
+                    "{text}\nafter {f}"
+                );
+            }
+        }
+        // Both ways of ending a first use are exercised.
+        assert!(
+            (10..140).contains(&short),
+            "{short} of {tried} ran out of space"
+        );
+    }
 }

@@ -4,7 +4,8 @@
 //!
 //! Failed defense tests are one draw of a success count (one random word): a hit whose test
 //! fails is a success of probability p_hit * (1 - p_save), so hits need not be drawn apart.
-//! [`Prepared`] holds those tables per target, [`Hit`] and [`Save`] kind.
+//! [`Prepared`] holds those tables per target, [`Hit`] and [`Save`] kind; `volley.rs` picks
+//! the models the wounds go to.
 //!
 //! Attacks and damage given as dice are rolled die by die, one uniform draw per die: first
 //! each alive model's attacks (their sum is the volley's attacks), then, per unsaved hit, its
@@ -12,6 +13,7 @@
 //! without dice draws exactly its one success count per volley.
 
 pub(crate) mod prepared;
+mod volley;
 
 pub use prepared::{Hit, Prepared, Save};
 
@@ -22,6 +24,7 @@ use super::world::World;
 use crate::dice::Amount;
 use crate::engine::Draws;
 use crate::scenario::Target;
+use volley::Volley;
 
 /// The unit `target` names or picks, when `shooter` can shoot it now.
 pub fn aim(
@@ -107,12 +110,17 @@ pub fn resolve<'p, D: Draws<'p>>(
         Save::Normal
     };
     let unsaved = draws.count(prepared.wound_count(target, hit, save, attacks));
+    if unsaved == 0 {
+        return;
+    }
+    let mut volley = Volley::new(shooter, target);
     for _ in 0..unsaved {
         let damage = roll(&prepared.damage, draws);
-        if !wound(plan, world, shooter, target, damage) {
+        if !volley.wound(plan, world, damage) {
             break;
         }
     }
+    volley.finish(plan, world);
 }
 
 /// One roll of `amount`: a fixed number draws nothing; dice draw one uniform face per die.
@@ -124,61 +132,4 @@ fn roll<'p, D: Draws<'p>>(amount: &Amount, draws: &mut D) -> u32 {
             amount.value(faces)
         }
     }
-}
-
-/// Deals one failed test's damage; false once the target has no model left.
-fn wound(plan: &Plan, world: &mut World, shooter: usize, target: usize, damage: u32) -> bool {
-    let spill = plan.scenario().options.spill;
-    let mut remaining = damage;
-    while remaining > 0 {
-        let models = world.models_mut(plan);
-        let Some(i) = victim(plan, models, shooter, target) else {
-            return false;
-        };
-        let model = &mut models[target][i];
-        let taken = remaining.min(model.hp);
-        model.hp -= taken;
-        remaining -= taken;
-        let killed = model.hp == 0;
-        if killed {
-            models[target].remove(i);
-        }
-        let state = &mut world.units[target];
-        state.damage_taken += taken;
-        if killed {
-            state.alive -= 1;
-            state.lost += 1;
-        }
-        if !spill {
-            break;
-        }
-    }
-    world.units[target].alive > 0
-}
-
-/// The model a wound goes to: a damaged model first, else the one nearest the shooter (to the
-/// shooter's closest model; ties: the first in order). Bases within a unit are all alike, so
-/// the nearest by edge distance is the nearest by centre distance, and squares will do.
-fn victim(
-    plan: &Plan,
-    models: &[Vec<super::world::Model>],
-    shooter: usize,
-    target: usize,
-) -> Option<usize> {
-    let full = plan.scenario().units[target].hp;
-    let targets = &models[target];
-    if let Some(i) = targets.iter().position(|m| m.hp < full) {
-        return Some(i);
-    }
-    let mut best: Option<(f64, usize)> = None;
-    for (i, m) in targets.iter().enumerate() {
-        let d = models[shooter]
-            .iter()
-            .map(|s| m.centre.distance_squared(s.centre))
-            .fold(f64::INFINITY, f64::min);
-        if best.is_none_or(|(b, _)| d < b) {
-            best = Some((d, i));
-        }
-    }
-    best.map(|(_, i)| i)
 }
