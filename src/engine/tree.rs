@@ -34,11 +34,17 @@ use std::collections::HashMap;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
-/// Bounds on a tree (per worker and arm): a few megabytes of branches, guides and children,
-/// plus two copies of each leaf's metric row.
-const MAX_BRANCHES: usize = 1 << 10;
-const MAX_CHILDREN: usize = 1 << 20;
+/// Bounds on a graph (per worker and arm), so that a run's memory stays within tens of
+/// megabytes however many states its trials reach: branches and their children (about 4 and
+/// 16 MB at most), guides for the first `MAX_GUIDED` branches (2 KB each; the others are
+/// stepped through their children, a few times slower), two copies of each leaf's metric row,
+/// and the state keys (`MAX_STATE_WORDS` words, 8 MB, counted without the map's own memory).
+const MAX_BRANCHES: usize = 1 << 17;
+const MAX_CHILDREN: usize = 1 << 22;
 const MAX_LEAVES: usize = 1 << 16;
+const MAX_GUIDED: usize = 1 << 12;
+const MAX_STATE_WORDS: usize = 1 << 20;
+const _: () = assert!(MAX_GUIDED <= GUIDE_LEAF as usize, "a guide entry names every guided branch");
 
 /// A node, as a child entry: a branch index, `LEAF | leaf`, or a marker.
 type Entry = u32;
@@ -70,15 +76,20 @@ const GUIDE_JUNK: GuideEntry = GUIDE_LEAF | (GUIDE_LEAVES as GuideEntry - 1);
 const GUIDE_BITS: u32 = 10;
 const GUIDE_LEN: usize = 1 << GUIDE_BITS;
 
+/// Branches are shared again once paths number this fraction of the branches have been added.
+const SHARE_AFTER: usize = 32;
+
 /// Trials that walk in rounds are used once paths of one depth have this chance.
 const ROUNDS_MASS: f64 = 0.75;
 
-/// Entry `e` as a guide entry (widened): `GUIDE_SLOW` for markers and leaves a guide entry
-/// cannot name.
+/// Entry `e` as a guide entry (widened): `GUIDE_SLOW` for markers, branches without a guide
+/// and leaves a guide entry cannot name.
 fn guide_form(e: Entry) -> Entry {
     let leaf = e & !LEAF;
-    if e < LEAF {
+    if (e as usize) < MAX_GUIDED {
         e
+    } else if e < LEAF {
+        Entry::from(GUIDE_SLOW)
     } else if e < SLOW && leaf < Entry::from(GUIDE_JUNK & !GUIDE_LEAF) {
         Entry::from(GUIDE_LEAF) | leaf
     } else {
@@ -158,8 +169,19 @@ pub struct Tree<'t> {
     /// The chance of the paths seen that end after each number of draws: where trials
     /// mostly end, lanes can walk in rounds of that many steps.
     depth_mass: Vec<f64>,
-    /// Whether paths were added since branches were last shared ([`Tree::share_alike`]).
-    grown: bool,
+    /// Paths added since branches were last shared ([`Tree::share_alike`]).
+    grown: usize,
+    /// The node reached right after each state the trial announced ([`Draws::at_state`]), by
+    /// its key: the number of draws made before it, then the words the trial wrote.
+    states: HashMap<Box<[u64]>, Entry>,
+    /// Words held by the keys of `states`, at most `MAX_STATE_WORDS`.
+    state_words: usize,
+    /// The states announced by the trial being recorded: where each key ends in `keys` (it
+    /// starts where the one before ends), and the keys one after another.
+    marks: Vec<usize>,
+    keys: Vec<u64>,
+    /// Trials played in full (the rules ran), to be taken by [`Tree::take_played`].
+    played: u64,
 }
 
 impl<'t> Tree<'t> {
@@ -189,7 +211,12 @@ impl<'t> Tree<'t> {
             split_to: Vec::new(),
             tally: Vec::new(),
             depth_mass: Vec::new(),
-            grown: false,
+            grown: 0,
+            states: HashMap::new(),
+            state_words: 0,
+            marks: Vec::new(),
+            keys: Vec::new(),
+            played: 0,
         }
     }
 
@@ -200,6 +227,12 @@ impl<'t> Tree<'t> {
 
     pub fn leaves(&self) -> usize {
         self.row_leaf.len()
+    }
+
+    /// How many trials this tree had played in full since last asked: trials on paths not
+    /// seen before, and those beyond its bounds.
+    pub fn take_played(&mut self) -> u64 {
+        std::mem::take(&mut self.played)
     }
 
     pub fn row(&self, leaf: u32) -> &[i64] {
@@ -262,6 +295,7 @@ impl<'t> Tree<'t> {
     /// metrics in `player.out`.
     pub fn walk<T: Trial, R: Rng>(&mut self, player: &mut Player<'t, T>, rng: &mut R) -> Walked {
         if !self.remember {
+            self.played += 1;
             let trial = player.trial;
             trial.play(
                 self.arm,
@@ -378,10 +412,13 @@ impl<'t> Tree<'t> {
         (depth >= 2 && mass >= ROUNDS_MASS).then_some(depth as u32)
     }
 
-    /// The child of branch `branch` that word `w` draws.
+    /// The child of branch `branch` that word `w` draws. A branch past the guided ones reads
+    /// past the guides (or at the spare entry, `GUIDE_SLOW`): the bounds check that indexing
+    /// makes anyway tells them apart.
     #[inline(always)]
     fn child(&self, branch: Entry, w: u64) -> Entry {
-        match self.guides[(branch as usize) << GUIDE_BITS | (w >> (64 - GUIDE_BITS)) as usize] {
+        let key = (branch as usize) << GUIDE_BITS | (w >> (64 - GUIDE_BITS)) as usize;
+        match self.guides.get(key).copied().unwrap_or(GUIDE_SLOW) {
             g if g < GUIDE_SPLIT => from_guide(Entry::from(g)),
             g => self.child_past(branch, w, g),
         }
@@ -414,13 +451,22 @@ impl<'t> Tree<'t> {
         rng: &mut R,
         replay: &[u64],
     ) -> Walked {
+        self.played += 1;
         self.record.clear();
+        self.marks.clear();
+        self.keys.clear();
+        // A full graph takes no new state: its trials are not asked for keys.
+        let announce =
+            self.state_words < MAX_STATE_WORDS && self.branches.len() < MAX_BRANCHES;
         let mut recorder = Recorder {
             replay,
+            announce,
             next: 0,
             rng,
             record: &mut self.record,
             raw_at: None,
+            marks: &mut self.marks,
+            keys: &mut self.keys,
         };
         let trial = player.trial;
         trial.play(
@@ -444,43 +490,87 @@ impl<'t> Tree<'t> {
     }
 
     /// Adds the recorded path, ending at a leaf for the metrics `ended` (or an opaque node
-    /// when `None`); returns the entry it ends at, or `None` when the tree is full.
+    /// when `None`); returns the entry it ends at, or `None` when the tree is full. Where the
+    /// path reaches a state already known, it goes on from that state's node: the tree
+    /// becomes a graph.
     fn insert(&mut self, ended: Option<&[i64]>) -> Option<Entry> {
-        if self.root == UNSEEN {
-            self.root = self.node_at(0, ended)?;
-        }
+        let marks = std::mem::take(&mut self.marks);
+        let keys = std::mem::take(&mut self.keys);
+        let e = self.insert_marked(ended, &marks, &keys);
+        (self.marks, self.keys) = (marks, keys);
+        self.flat.clear();
+        self.grown += 1;
+        e
+    }
+
+    /// [`insert`](Self::insert), with the states the path announced: key j is
+    /// `keys[marks[j - 1]..marks[j]]`, its first word the draws made before it.
+    fn insert_marked(
+        &mut self,
+        ended: Option<&[i64]>,
+        marks: &[usize],
+        keys: &[u64],
+    ) -> Option<Entry> {
+        let mut announced = marks
+            .iter()
+            .scan(0, |start, &end| Some(&keys[std::mem::replace(start, end)..end]))
+            .peekable();
+        // The branch and result the node at depth i hangs from (none for the root).
+        let mut from: Option<(Entry, Draw<'t>, u32)> = None;
         let mut e = self.root;
         let mut chance = 1.0;
-        for i in 0..self.record.len() {
+        for i in 0..=self.record.len() {
+            let mut here = Vec::new();
+            while let Some(key) = announced.next_if(|key| key[0] == i as u64) {
+                here.push(key);
+            }
+            if e == UNSEEN {
+                let known = here.iter().find_map(|&key| self.states.get(key).copied());
+                let node = match known {
+                    Some(node) => node,
+                    None => self.node_at(i, ended)?,
+                };
+                match from {
+                    None => self.root = node,
+                    Some((parent, draw, k)) => {
+                        let first = self.branches[parent as usize].first as usize;
+                        self.children[first + k as usize] = node;
+                        if node < SLOW {
+                            self.guide_to(parent, draw, k, node);
+                        }
+                        if node & LEAF != 0 && node < SLOW {
+                            if self.depth_mass.len() <= i {
+                                self.depth_mass.resize(i + 1, 0.0);
+                            }
+                            self.depth_mass[i] += chance;
+                        }
+                    }
+                }
+                e = node;
+            }
+            for key in here {
+                if self.state_words + key.len() <= MAX_STATE_WORDS && !self.states.contains_key(key)
+                {
+                    self.state_words += key.len();
+                    self.states.insert(key.into(), e);
+                }
+            }
+            let Some(&(_, k)) = self.record.get(i) else {
+                break;
+            };
             if e >= LEAF {
-                // Rules are deterministic given their draws, so a remembered path and a new
-                // one agree on every draw they share: this cannot happen, and is harmless.
+                // Rules are deterministic given their draws, and go on alike from states
+                // alike, so a remembered path and a new one agree on every draw they share:
+                // this cannot happen, and is harmless.
                 return None;
             }
             let Branch { draw, first, .. } = self.branches[e as usize];
-            let k = self.record[i].1;
             chance *= draw.words_drawing(k).map_or(0.0, |(low, high)| {
                 ((high - low) as f64 + 1.0) / 2f64.powi(64)
             });
-            let slot = first as usize + k as usize;
-            if self.children[slot] == UNSEEN {
-                let child = self.node_at(i + 1, ended)?;
-                self.children[slot] = child;
-                if child < SLOW {
-                    self.guide_to(e, draw, k, child);
-                }
-                if child & LEAF != 0 && child < SLOW {
-                    let depth = i + 1;
-                    if self.depth_mass.len() <= depth {
-                        self.depth_mass.resize(depth + 1, 0.0);
-                    }
-                    self.depth_mass[depth] += chance;
-                }
-            }
-            e = self.children[slot];
+            from = Some((e, draw, k));
+            e = self.children[first as usize + k as usize];
         }
-        self.flat.clear();
-        self.grown = true;
         Some(e)
     }
 
@@ -492,9 +582,13 @@ impl<'t> Tree<'t> {
     /// only their sum matters, 37 branches share 15 guides. Nothing changes for a branch
     /// with an unseen result: its paths, once seen, may differ from the other's.
     pub(super) fn share_alike(&mut self) {
-        if !std::mem::take(&mut self.grown) {
+        // Sharing looks at every branch: in a large graph that still finds rare paths, it waits
+        // for paths in proportion (timed on configs/exchange-volleys.toml, where sharing
+        // after every segment took as long as the walks).
+        if self.grown == 0 || self.grown * SHARE_AFTER < self.branches.len() {
             return;
         }
+        self.grown = 0;
         // Deepest first, so children are settled before their parents are compared.
         let mut order: Vec<usize> = (0..self.branches.len()).collect();
         order.sort_by_key(|&b| std::cmp::Reverse(self.branches[b].depth));
@@ -511,7 +605,7 @@ impl<'t> Tree<'t> {
                     self.children[slot] = to;
                 }
             }
-            if !moved.is_empty() {
+            if !moved.is_empty() && b < MAX_GUIDED {
                 let to = |e: Entry| {
                     moved
                         .iter()
@@ -557,6 +651,9 @@ impl<'t> Tree<'t> {
         let Some((low, high)) = draw.words_drawing(k) else {
             return;
         };
+        if branch as usize >= MAX_GUIDED {
+            return;
+        }
         let child = guide_form(child);
         if child == Entry::from(GUIDE_SLOW) {
             return;
@@ -611,7 +708,12 @@ impl<'t> Tree<'t> {
     /// Whether guide entry `g` (widened) names a node a walk may stand at or end at: a
     /// branch of this tree, or a leaf.
     fn names_a_node(&self, g: Entry) -> bool {
-        g & Entry::from(GUIDE_LEAF) != 0 || (g as usize) < self.branches.len()
+        g & Entry::from(GUIDE_LEAF) != 0 || (g as usize) < self.guided()
+    }
+
+    /// How many branches have a guide: the first ones made.
+    fn guided(&self) -> usize {
+        self.branches.len().min(MAX_GUIDED)
     }
 
     /// Whether the guides are as the AVX-512 walk needs them to be memory-safe: it gathers
@@ -624,9 +726,9 @@ impl<'t> Tree<'t> {
         let sized = if self.branches.is_empty() {
             self.guides.is_empty()
         } else {
-            self.guides.len() == self.branches.len() * GUIDE_LEN + 1
+            self.guides.len() == self.guided() * GUIDE_LEN + 1
         };
-        let root = self.root >= LEAF || (self.root as usize) < self.branches.len();
+        let root = self.root >= LEAF || (self.root as usize) < self.guided();
         let splits = self.split_at.len() == self.split_to.len();
         let entries = self.guides.iter().all(|&g| match g {
             GUIDE_SLOW => true,
@@ -657,9 +759,11 @@ impl<'t> Tree<'t> {
         let first = self.children.len() as u32;
         self.children
             .resize(self.children.len() + draw.outcomes(), UNSEEN);
-        // The spare entry at the end becomes the new guide's first.
-        self.guides
-            .resize((self.branches.len() + 1) * GUIDE_LEN + 1, GUIDE_SLOW);
+        if self.branches.len() < MAX_GUIDED {
+            // The spare entry at the end becomes the new guide's first.
+            self.guides
+                .resize((self.branches.len() + 1) * GUIDE_LEN + 1, GUIDE_SLOW);
+        }
         self.branches.push(Branch { draw, first, depth });
         Some(self.branches.len() as Entry - 1)
     }
@@ -756,11 +860,16 @@ impl LeafCounts {
 /// Replays the words of a walk's draws, then draws from the stream, recording every draw.
 struct Recorder<'a, 't, R> {
     replay: &'a [u64],
+    /// Whether states are recorded.
+    announce: bool,
     next: usize,
     rng: &'a mut R,
     record: &'a mut Vec<(Draw<'t>, u32)>,
     /// How many draws came before the first raw word, if one was asked for.
     raw_at: Option<usize>,
+    /// The states announced, as [`Tree::marks`] and [`Tree::keys`] hold them.
+    marks: &'a mut Vec<usize>,
+    keys: &'a mut Vec<u64>,
 }
 
 impl<'t, R: Rng> Draws<'t> for Recorder<'_, 't, R> {
@@ -777,6 +886,17 @@ impl<'t, R: Rng> Draws<'t> for Recorder<'_, 't, R> {
             self.record.push((draw, k));
         }
         k
+    }
+
+    /// States reached before the last word replayed have their nodes already (the walk
+    /// stood at them), and those after a raw word have none: their keys are not written.
+    fn at_state(&mut self, key: impl FnOnce(&mut Vec<u64>)) {
+        if !self.announce || self.raw_at.is_some() || self.next < self.replay.len() {
+            return;
+        }
+        self.keys.push(self.next as u64);
+        key(self.keys);
+        self.marks.push(self.keys.len());
     }
 
     fn words(&mut self) -> &mut R {
