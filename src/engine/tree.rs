@@ -30,6 +30,7 @@ use super::stream::{LaneState, Lanes, LANES};
 use super::Trial;
 use rand::Rng;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
@@ -39,7 +40,7 @@ mod avx512;
 /// 16 MB at most), guides for the first `MAX_GUIDED` branches (2 KB each; the others are
 /// stepped through their children, a few times slower), two copies of each leaf's metric row,
 /// and the state keys (`MAX_STATE_WORDS` words, 8 MB, counted without the map's own memory).
-const MAX_BRANCHES: usize = 1 << 17;
+const MAX_BRANCHES: usize = 1 << 15;
 const MAX_CHILDREN: usize = 1 << 22;
 const MAX_LEAVES: usize = 1 << 16;
 const MAX_GUIDED: usize = 1 << 12;
@@ -173,7 +174,7 @@ pub struct Tree<'t> {
     grown: usize,
     /// The node reached right after each state the trial announced ([`Draws::at_state`]), by
     /// its key: the number of draws made before it, then the words the trial wrote.
-    states: HashMap<Box<[u64]>, Entry>,
+    states: HashMap<Box<[u64]>, Entry, BuildHasherDefault<WordHasher>>,
     /// Words held by the keys of `states`, at most `MAX_STATE_WORDS`.
     state_words: usize,
     /// The states announced by the trial being recorded: where each key ends in `keys` (it
@@ -212,7 +213,7 @@ impl<'t> Tree<'t> {
             tally: Vec::new(),
             depth_mass: Vec::new(),
             grown: 0,
-            states: HashMap::new(),
+            states: HashMap::default(),
             state_words: 0,
             marks: Vec::new(),
             keys: Vec::new(),
@@ -511,21 +512,21 @@ impl<'t> Tree<'t> {
         marks: &[usize],
         keys: &[u64],
     ) -> Option<Entry> {
-        let mut announced = marks
-            .iter()
-            .scan(0, |start, &end| Some(&keys[std::mem::replace(start, end)..end]))
-            .peekable();
+        let key = |j: usize| &keys[if j == 0 { 0 } else { marks[j - 1] }..marks[j]];
         // The branch and result the node at depth i hangs from (none for the root).
         let mut from: Option<(Entry, Draw<'t>, u32)> = None;
         let mut e = self.root;
         let mut chance = 1.0;
+        let mut next = 0;
         for i in 0..=self.record.len() {
-            let mut here = Vec::new();
-            while let Some(key) = announced.next_if(|key| key[0] == i as u64) {
-                here.push(key);
+            // The states announced at depth i.
+            let at = next;
+            while next < marks.len() && key(next)[0] == i as u64 {
+                next += 1;
             }
+            let here = (at..next).map(key);
             if e == UNSEEN {
-                let known = here.iter().find_map(|&key| self.states.get(key).copied());
+                let known = here.clone().find_map(|key| self.states.get(key).copied());
                 let node = match known {
                     Some(node) => node,
                     None => self.node_at(i, ended)?,
@@ -547,12 +548,14 @@ impl<'t> Tree<'t> {
                     }
                 }
                 e = node;
-            }
-            for key in here {
-                if self.state_words + key.len() <= MAX_STATE_WORDS && !self.states.contains_key(key)
-                {
-                    self.state_words += key.len();
-                    self.states.insert(key.into(), e);
+                // A node known before has its states known (or the map was full).
+                for key in here {
+                    if self.state_words + key.len() <= MAX_STATE_WORDS
+                        && !self.states.contains_key(key)
+                    {
+                        self.state_words += key.len();
+                        self.states.insert(key.into(), e);
+                    }
                 }
             }
             let Some(&(_, k)) = self.record.get(i) else {
@@ -585,7 +588,12 @@ impl<'t> Tree<'t> {
         // Sharing looks at every branch: in a large graph that still finds rare paths, it waits
         // for paths in proportion (timed on configs/exchange-volleys.toml, where sharing
         // after every segment took as long as the walks).
-        if self.grown == 0 || self.grown * SHARE_AFTER < self.branches.len() {
+        // Past the guided branches it stops: sharing saves guide reads, and walks there read
+        // none (on configs/exchange-rally.toml it cost more than it saved).
+        if self.grown == 0
+            || self.grown * SHARE_AFTER < self.branches.len()
+            || self.branches.len() > MAX_GUIDED
+        {
             return;
         }
         self.grown = 0;
@@ -781,6 +789,36 @@ impl<'t> Tree<'t> {
         self.rows.extend_from_slice(&row);
         self.row_leaf.insert(row, leaf);
         Some(leaf)
+    }
+}
+
+/// Hashes state keys a word at a time (as rustc's FxHasher does): keys run to hundreds of words
+/// and are hashed on every path recorded, where the default hasher was timed a tenth of
+/// configs/exchange-rally.toml's run. Keys come from the rules, not from users, so hash
+/// flooding is no concern.
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
     }
 }
 
