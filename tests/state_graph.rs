@@ -159,7 +159,11 @@ fn random_scripts_and_engagements_give_what_the_general_path_gives() {
             precision: None,
         };
         let got = engine::run(&graph, &spec, &monitor).expect("engine runs");
-        assert_eq!(got.gathered, gather(&general, trials), "case {case}\n{text}");
+        assert_eq!(
+            got.gathered,
+            gather(&general, trials),
+            "case {case}\n{text}"
+        );
         let full = monitor
             .played_in_full
             .load(std::sync::atomic::Ordering::Relaxed);

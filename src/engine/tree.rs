@@ -45,7 +45,10 @@ const MAX_CHILDREN: usize = 1 << 22;
 const MAX_LEAVES: usize = 1 << 16;
 const MAX_GUIDED: usize = 1 << 12;
 const MAX_STATE_WORDS: usize = 1 << 20;
-const _: () = assert!(MAX_GUIDED <= GUIDE_LEAF as usize, "a guide entry names every guided branch");
+const _: () = assert!(
+    MAX_GUIDED <= GUIDE_LEAF as usize,
+    "a guide entry names every guided branch"
+);
 
 /// A node, as a child entry: a branch index, `LEAF | leaf`, or a marker.
 type Entry = u32;
@@ -457,8 +460,7 @@ impl<'t> Tree<'t> {
         self.marks.clear();
         self.keys.clear();
         // A full graph takes no new state: its trials are not asked for keys.
-        let announce =
-            self.state_words < MAX_STATE_WORDS && self.branches.len() < MAX_BRANCHES;
+        let announce = self.state_words < MAX_STATE_WORDS && self.branches.len() < MAX_BRANCHES;
         let mut recorder = Recorder {
             replay,
             announce,

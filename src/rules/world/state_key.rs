@@ -13,9 +13,8 @@ impl World {
     pub fn state_key(&self, key: &mut Vec<u64>) {
         key.push(u64::from(self.round) << 1 | u64::from(self.pristine));
         for (i, u) in self.units.iter().enumerate() {
-            let flags = u64::from(u.restrictions.0)
-                | u64::from(u.token) << 8
-                | u64::from(u.defending) << 9;
+            let flags =
+                u64::from(u.restrictions.0) | u64::from(u.token) << 8 | u64::from(u.defending) << 9;
             key.extend([
                 u64::from(u.alive) | u64::from(u.restored) << 32,
                 u64::from(u.lost) | u64::from(u.damage_taken) << 32,
