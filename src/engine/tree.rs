@@ -19,9 +19,16 @@
 //! worker lends its trees as one [`Player`]; the player also keeps where trials walked side
 //! by side ended ([`Ended`]).
 //!
+//! Paths never meet in a tree, though a trial's future depends only on its state: trials
+//! announce their state where it is cheap to say ([`Draws::at_state`], before each step of a
+//! script, say), and the tree keeps the node each announced state led to. A trial being
+//! recorded that reaches a known state goes on from that node, so the tree becomes a graph
+//! (a DAG: each key holds the number of draws before it, so a node's depth stays one number,
+//! as the AVX-512 walk's replays need). Walks do not change; only recording writes keys.
+//!
 //! Trials that ask for raw words (see [`Draws::words`]) mark their node opaque and are always
-//! played in full. A tree stops growing at its size limits; paths beyond them are played in
-//! full too.
+//! played in full. A graph stops growing at its size limits; paths beyond them are played in
+//! full too, and counted ([`Tree::take_played`]).
 
 use super::draws::{Draw, Draws, Plain};
 #[cfg(target_arch = "x86_64")]
@@ -36,7 +43,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 mod avx512;
 
 /// Bounds on a graph (per worker and arm), so that a run's memory stays within tens of
-/// megabytes however many states its trials reach: branches and their children (about 4 and
+/// megabytes however many states its trials reach: branches and their children (about 1 and
 /// 16 MB at most), guides for the first `MAX_GUIDED` branches (2 KB each; the others are
 /// stepped through their children, a few times slower), two copies of each leaf's metric row,
 /// and the state keys (`MAX_STATE_WORDS` words, 8 MB, counted without the map's own memory).
@@ -80,7 +87,8 @@ const GUIDE_JUNK: GuideEntry = GUIDE_LEAF | (GUIDE_LEAVES as GuideEntry - 1);
 const GUIDE_BITS: u32 = 10;
 const GUIDE_LEN: usize = 1 << GUIDE_BITS;
 
-/// Branches are shared again once paths number this fraction of the branches have been added.
+/// Branches are shared again once paths numbering a `SHARE_AFTER`th of the branches have been
+/// added since they last were.
 const SHARE_AFTER: usize = 32;
 
 /// Trials that walk in rounds are used once paths of one depth have this chance.
@@ -152,8 +160,8 @@ pub struct Tree<'t> {
     branches: Vec<Branch<'t>>,
     children: Vec<Entry>,
     /// `GUIDE_LEN` entries per branch, by a word's top bits, then one spare entry so a
-    /// vector gather of 32 bits at the last entry stays inside. Every entry names a branch
-    /// of this tree, a leaf, a split in `split_to`, or nothing (`GUIDE_SLOW`): what keeps
+    /// vector gather of 32 bits at the last entry stays inside. Only the first `MAX_GUIDED`
+    /// branches have one. Every entry names a guided branch, a leaf, a split in `split_to`, or nothing (`GUIDE_SLOW`): what keeps
     /// the AVX-512 walk's gathers inside ([`Tree::guides_sound`]).
     guides: Vec<GuideEntry>,
     /// Leaf rows, `slots.len()` values each.
@@ -1531,6 +1539,101 @@ mod tests {
         if walks.len() > 1 {
             assert!(rounds >= 5, "walks in rounds compared in {rounds} cases");
         }
+    }
+
+    /// `draws` coin flips (uniform picks of 2), reporting how many came up 1; with `announce`,
+    /// the count so far is announced before each flip, as the state it is.
+    struct Flips {
+        names: Vec<MetricName>,
+        draws: u32,
+        announce: bool,
+    }
+
+    impl Flips {
+        fn new(draws: u32, announce: bool) -> Flips {
+            let names = vec![MetricName {
+                arm: 0,
+                choice: String::new(),
+                name: "ones".into(),
+            }];
+            Flips {
+                names,
+                draws,
+                announce,
+            }
+        }
+    }
+
+    impl Trial for Flips {
+        type Scratch = ();
+        fn metrics(&self) -> &[MetricName] {
+            &self.names
+        }
+        fn arms(&self) -> usize {
+            1
+        }
+        fn pairs(&self) -> &[(usize, usize)] {
+            &[]
+        }
+        fn scratch(&self) {}
+        fn play<'t, D: Draws<'t>>(&'t self, _: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
+            let mut ones = 0;
+            for _ in 0..self.draws {
+                if self.announce {
+                    draws.at_state(|key| key.push(ones));
+                }
+                ones += u64::from(draws.uniform(2));
+            }
+            out[0] = ones as i64;
+        }
+    }
+
+    #[test]
+    fn paths_that_reach_a_known_state_share_its_node() {
+        // Ten flips: 2^10 - 1 branches as a tree; as a graph, one per count at each depth,
+        // 1 + 2 + ... + 10 = 55.
+        let trial = Flips::new(10, true);
+        let mut tree = Tree::new(&trial, 0, true);
+        let mut player = Player::new(&trial);
+        let (mut rng, mut plain) = (trial_stream(8), trial_stream(8));
+        let mut full = [0i64];
+        for i in 0..20_000 {
+            let row = match tree.walk(&mut player, &mut rng) {
+                Walked::Leaf(leaf) => tree.row(leaf).to_vec(),
+                Walked::Played => player.out.clone(),
+            };
+            trial.play(0, &mut (), &mut Plain(&mut plain), &mut full);
+            assert_eq!(row, full, "trial {i}");
+        }
+        assert_eq!(tree.branches.len(), 55);
+        assert_eq!(tree.leaves(), 11);
+        // Every path of 20,000 seen is a walk of the graph but the ones that made a node: the
+        // graph holds 55 + 11 nodes and 2 * 55 edges, each made once.
+        assert!(tree.take_played() <= 2 * 55, "trials played in full");
+    }
+
+    #[test]
+    fn branches_past_the_guided_ones_walk_as_the_plain_path() {
+        // Thirteen flips, no state announced: 2^13 - 1 branches, most without a guide.
+        let trial = Flips::new(13, false);
+        for walk in walks() {
+            let quota = std::array::from_fn(|j| 3000 + 17 * j as u64);
+            let got = side_by_side(walk, &trial, 5, quota, 4000);
+            let (rows, next) = one_by_one(&trial, 5, quota);
+            assert_eq!(got.next, next, "{walk:?}: every lane just after its trials");
+            assert_eq!(got.rows, rows, "{walk:?}");
+        }
+        let mut tree = Tree::new(&trial, 0, true);
+        let mut player = Player::new(&trial);
+        let mut rng = trial_stream(9);
+        for _ in 0..50_000 {
+            tree.walk(&mut player, &mut rng);
+        }
+        assert!(
+            tree.branches.len() > MAX_GUIDED,
+            "unguided branches reached"
+        );
+        assert!(tree.guides_sound());
     }
 
     #[test]
