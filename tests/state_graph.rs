@@ -50,7 +50,7 @@ fn random_scenario(case: u64) -> String {
         );
     }
     let ids: Vec<String> = (0..units).map(|u| format!("u{u}")).collect();
-    let side = |u: usize| if u % 2 == 0 { "blue" } else { "red" };
+    let side = |u: usize| if u.is_multiple_of(2) { "blue" } else { "red" };
     for (u, id) in ids.iter().enumerate() {
         let size = 1 + r.below(8);
         let alive = 1 + r.below(size);
@@ -73,8 +73,7 @@ fn random_scenario(case: u64) -> String {
             r.pick(&["6.0", "12.0", "24.0"]),
         );
         text += &format!(
-            "formation = {{ kind = \"{}\", x = {}, y = {y}, spacing = 1.5, columns = 3 }}\n",
-            r.pick(&["grid", "grid"]),
+            "formation = {{ kind = \"grid\", x = {}, y = {y}, spacing = 1.5, columns = 3 }}\n",
             16 + r.below(4),
         );
         text += &format!(

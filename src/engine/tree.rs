@@ -93,6 +93,8 @@ const SHARE_AFTER: usize = 32;
 
 /// Trials that walk in rounds are used once paths of one depth have this chance.
 const ROUNDS_MASS: f64 = 0.75;
+/// In a graph: once this share of the paths met end after one number of draws.
+const ROUNDS_SHARE: f64 = 0.95;
 
 /// Entry `e` as a guide entry (widened): `GUIDE_SLOW` for markers, branches without a guide
 /// and leaves a guide entry cannot name.
@@ -421,7 +423,16 @@ impl<'t> Tree<'t> {
             .iter()
             .enumerate()
             .max_by(|a, b| a.1.total_cmp(b.1))?;
-        (depth >= 2 && mass >= ROUNDS_MASS).then_some(depth as u32)
+        // A tree counts every path's chance; a graph, the paths it met one by one, so only
+        // shares, and a stricter bar (timed: configs/shoot-then-rally.toml walks in rounds,
+        // configs/exchange-volleys.toml, whose twelve volleys end early a fifth of the time,
+        // is faster without).
+        let (total, bar) = if self.states.is_empty() {
+            (1.0, ROUNDS_MASS)
+        } else {
+            (self.depth_mass.iter().sum(), ROUNDS_SHARE)
+        };
+        (depth >= 2 && mass >= bar * total).then_some(depth as u32)
     }
 
     /// The child of branch `branch` that word `w` draws. A branch past the guided ones reads
@@ -527,6 +538,7 @@ impl<'t> Tree<'t> {
         let mut from: Option<(Entry, Draw<'t>, u32)> = None;
         let mut e = self.root;
         let mut chance = 1.0;
+        let mut new = false;
         let mut next = 0;
         for i in 0..=self.record.len() {
             // The states announced at depth i.
@@ -549,12 +561,7 @@ impl<'t> Tree<'t> {
                         if node < SLOW {
                             self.guide_to(parent, draw, k, node);
                         }
-                        if node & LEAF != 0 && node < SLOW {
-                            if self.depth_mass.len() <= i {
-                                self.depth_mass.resize(i + 1, 0.0);
-                            }
-                            self.depth_mass[i] += chance;
-                        }
+                        new = true;
                     }
                 }
                 e = node;
@@ -584,6 +591,16 @@ impl<'t> Tree<'t> {
             from = Some((e, draw, k));
             e = self.children[first as usize + k as usize];
         }
+        // A path seen for the first time counts its chance where it ends. In a graph the
+        // paths a linked node already knew are not counted again, so only the shares of the
+        // depths mean anything there ([`Tree::common_depth`]).
+        if new && e & LEAF != 0 && e < SLOW {
+            let depth = self.record.len();
+            if self.depth_mass.len() <= depth {
+                self.depth_mass.resize(depth + 1, 0.0);
+            }
+            self.depth_mass[depth] += chance;
+        }
         Some(e)
     }
 
@@ -599,10 +616,13 @@ impl<'t> Tree<'t> {
         // for paths in proportion (timed on configs/exchange-volleys.toml, where sharing
         // after every segment took as long as the walks).
         // Past the guided branches it stops: sharing saves guide reads, and walks there read
-        // none (on configs/exchange-rally.toml it cost more than it saved).
+        // none (on configs/exchange-rally.toml it cost more than it saved). Nor does a graph
+        // of announced states need it: paths alike met at their states already (on
+        // configs/exchange-volleys.toml it found next to nothing, at a twentieth of the run).
         if self.grown == 0
             || self.grown * SHARE_AFTER < self.branches.len()
             || self.branches.len() > MAX_GUIDED
+            || !self.states.is_empty()
         {
             return;
         }
