@@ -15,6 +15,9 @@ use std::hint::black_box;
 const RALLY: &str = include_str!("../configs/rally.toml");
 const MASTERS: &str = include_str!("../configs/rally-masters.toml");
 const SHOOT_THEN_RALLY: &str = include_str!("../configs/shoot-then-rally.toml");
+const EXCHANGE_VOLLEYS: &str = include_str!("../configs/exchange-volleys.toml");
+const EXCHANGE_RALLY: &str = include_str!("../configs/exchange-rally.toml");
+const RALLY_THOUSAND: &str = include_str!("compare/configs/rally-thousand.toml");
 
 /// A doubled Shoot (Call of the Masters) into a 1-model target that Defends:
 /// `configs/masters-shoot.toml` without its choices and sweep.
@@ -128,6 +131,34 @@ fn rally(c: &mut Criterion) {
     g.finish();
 }
 
+/// The long scripts of issue 15, whose paths meet at states (the outcome graph), next to
+/// open-field Rally on 2 threads: read them as ratios to `open_field`. Each run learns its
+/// graph afresh, as a `rollcall run` does, so the trial counts are those the issue quotes.
+fn graph(c: &mut Criterion) {
+    let mut g = c.benchmark_group("graph");
+    g.sample_size(10);
+    for (name, text, trials) in [
+        ("open_field", RALLY, 1 << 26),
+        ("exchange_volleys", EXCHANGE_VOLLEYS, 1 << 21),
+        ("exchange_rally", EXCHANGE_RALLY, 1 << 17),
+        ("rally_thousand", RALLY_THOUSAND, 1 << 17),
+    ] {
+        let plan = plan(text);
+        let spec = RunSpec {
+            trials,
+            seed: 1,
+            threads: 2,
+            shard: Shard::WHOLE,
+            precision: None,
+        };
+        g.throughput(Throughput::Elements(trials));
+        g.bench_function(format!("{name}_2_threads"), |b| {
+            b.iter(|| black_box(engine::run(&plan, &spec, &Monitor::default()).unwrap()))
+        });
+    }
+    g.finish();
+}
+
 fn merge(c: &mut Criterion) {
     // Merging is what threads and shards cost at the end: 1000 histograms of 64 values each.
     let mut g = c.benchmark_group("histogram");
@@ -153,5 +184,5 @@ fn merge(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, baseline, dice, rally, merge);
+criterion_group!(benches, baseline, dice, rally, graph, merge);
 criterion_main!(benches);

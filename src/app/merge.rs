@@ -65,6 +65,7 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<PathBuf, Error> {
             0.0
         },
         complete: true,
+        trials_played_in_full: None,
     };
     write_tables(&claim, &report, &meta, Vec::new())
 }

@@ -334,6 +334,7 @@ fn exact_meta(set: &ScenarioSet, wall: f64) -> RunMeta {
         wall_seconds: wall,
         trials_per_second: 0.0,
         complete: true,
+        trials_played_in_full: None,
     }
 }
 

@@ -229,6 +229,7 @@ fn run_one(
             0.0
         },
         complete,
+        trials_played_in_full: Some(monitor.played_in_full.load(Ordering::Relaxed)),
     };
     // An interrupted run that saves progress leaves a checkpoint of everything it gathered.
     let last_checkpoint = checkpoints

@@ -73,6 +73,16 @@ pub trait Draws<'t> {
     /// memoised and is always played in full.
     fn words(&mut self) -> &mut Self::Words;
 
+    /// Says that the trial is at a state from which the rest of it (every draw it still makes
+    /// and every metric it still writes) depends only on the words `key` writes, pushed onto
+    /// the vector it is given. Trials that reach the same key go on alike, so a memoising
+    /// engine may share what follows ([`super::tree`]). Only an engine that records a new
+    /// path calls `key`: the plain way and walks ignore it, so announcing costs nothing there.
+    #[inline]
+    fn at_state(&mut self, key: impl FnOnce(&mut Vec<u64>)) {
+        let _ = key;
+    }
+
     /// The number of successes from `table`.
     #[inline]
     fn count(&mut self, table: &'t SuccessCount) -> u32 {

@@ -155,6 +155,10 @@ pub struct Outcome {
 pub struct Monitor {
     pub trials_done: AtomicU64,
     pub stop: AtomicBool,
+    /// Of the trials done, those whose rules ran: paths not seen before and trials beyond
+    /// what the outcome graphs hold ([`tree`]). Depends on how chunks met workers, so it is
+    /// reported, never part of the results.
+    pub played_in_full: AtomicU64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -427,6 +431,8 @@ fn play_chunks<'t, T: Trial>(
                         played.push(chunk);
                         let done = chunk_len(spec.trials, chunk);
                         monitor.trials_done.fetch_add(done, Ordering::Relaxed);
+                        let full = worker.take_played();
+                        monitor.played_in_full.fetch_add(full, Ordering::Relaxed);
                     } else {
                         worker = Worker::new(trial);
                     }

@@ -19,9 +19,16 @@
 //! worker lends its trees as one [`Player`]; the player also keeps where trials walked side
 //! by side ended ([`Ended`]).
 //!
+//! Paths never meet in a tree, though a trial's future depends only on its state: trials
+//! announce their state where it is cheap to say ([`Draws::at_state`], before each step of a
+//! script, say), and the tree keeps the node each announced state led to. A trial being
+//! recorded that reaches a known state goes on from that node, so the tree becomes a graph
+//! (a DAG: each key holds the number of draws before it, so a node's depth stays one number,
+//! as the AVX-512 walk's replays need). Walks do not change; only recording writes keys.
+//!
 //! Trials that ask for raw words (see [`Draws::words`]) mark their node opaque and are always
-//! played in full. A tree stops growing at its size limits; paths beyond them are played in
-//! full too.
+//! played in full. A graph stops growing at its size limits; paths beyond them are played in
+//! full too, and counted ([`Tree::take_played`]).
 
 use super::draws::{Draw, Draws, Plain};
 #[cfg(target_arch = "x86_64")]
@@ -30,15 +37,25 @@ use super::stream::{LaneState, Lanes, LANES};
 use super::Trial;
 use rand::Rng;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
-/// Bounds on a tree (per worker and arm): a few megabytes of branches, guides and children,
-/// plus two copies of each leaf's metric row.
-const MAX_BRANCHES: usize = 1 << 10;
-const MAX_CHILDREN: usize = 1 << 20;
+/// Bounds on a graph (per worker and arm), so that a run's memory stays within tens of
+/// megabytes however many states its trials reach: branches and their children (about 1 and
+/// 16 MB at most), guides for the first `MAX_GUIDED` branches (2 KB each; the others are
+/// stepped through their children, a few times slower), two copies of each leaf's metric row,
+/// and the state keys (`MAX_STATE_WORDS` words, 8 MB, counted without the map's own memory).
+const MAX_BRANCHES: usize = 1 << 15;
+const MAX_CHILDREN: usize = 1 << 22;
 const MAX_LEAVES: usize = 1 << 16;
+const MAX_GUIDED: usize = 1 << 12;
+const MAX_STATE_WORDS: usize = 1 << 20;
+const _: () = assert!(
+    MAX_GUIDED <= GUIDE_LEAF as usize,
+    "a guide entry names every guided branch"
+);
 
 /// A node, as a child entry: a branch index, `LEAF | leaf`, or a marker.
 type Entry = u32;
@@ -70,15 +87,23 @@ const GUIDE_JUNK: GuideEntry = GUIDE_LEAF | (GUIDE_LEAVES as GuideEntry - 1);
 const GUIDE_BITS: u32 = 10;
 const GUIDE_LEN: usize = 1 << GUIDE_BITS;
 
+/// Branches are shared again once paths numbering a `SHARE_AFTER`th of the branches have been
+/// added since they last were.
+const SHARE_AFTER: usize = 32;
+
 /// Trials that walk in rounds are used once paths of one depth have this chance.
 const ROUNDS_MASS: f64 = 0.75;
+/// In a graph: once this share of the paths met end after one number of draws.
+const ROUNDS_SHARE: f64 = 0.95;
 
-/// Entry `e` as a guide entry (widened): `GUIDE_SLOW` for markers and leaves a guide entry
-/// cannot name.
+/// Entry `e` as a guide entry (widened): `GUIDE_SLOW` for markers, branches without a guide
+/// and leaves a guide entry cannot name.
 fn guide_form(e: Entry) -> Entry {
     let leaf = e & !LEAF;
-    if e < LEAF {
+    if (e as usize) < MAX_GUIDED {
         e
+    } else if e < LEAF {
+        Entry::from(GUIDE_SLOW)
     } else if e < SLOW && leaf < Entry::from(GUIDE_JUNK & !GUIDE_LEAF) {
         Entry::from(GUIDE_LEAF) | leaf
     } else {
@@ -137,8 +162,8 @@ pub struct Tree<'t> {
     branches: Vec<Branch<'t>>,
     children: Vec<Entry>,
     /// `GUIDE_LEN` entries per branch, by a word's top bits, then one spare entry so a
-    /// vector gather of 32 bits at the last entry stays inside. Every entry names a branch
-    /// of this tree, a leaf, a split in `split_to`, or nothing (`GUIDE_SLOW`): what keeps
+    /// vector gather of 32 bits at the last entry stays inside. Only the first `MAX_GUIDED`
+    /// branches have one. Every entry names a guided branch, a leaf, a split in `split_to`, or nothing (`GUIDE_SLOW`): what keeps
     /// the AVX-512 walk's gathers inside ([`Tree::guides_sound`]).
     guides: Vec<GuideEntry>,
     /// Leaf rows, `slots.len()` values each.
@@ -158,8 +183,19 @@ pub struct Tree<'t> {
     /// The chance of the paths seen that end after each number of draws: where trials
     /// mostly end, lanes can walk in rounds of that many steps.
     depth_mass: Vec<f64>,
-    /// Whether paths were added since branches were last shared ([`Tree::share_alike`]).
-    grown: bool,
+    /// Paths added since branches were last shared ([`Tree::share_alike`]).
+    grown: usize,
+    /// The node reached right after each state the trial announced ([`Draws::at_state`]), by
+    /// its key: the number of draws made before it, then the words the trial wrote.
+    states: HashMap<Box<[u64]>, Entry, BuildHasherDefault<WordHasher>>,
+    /// Words held by the keys of `states`, at most `MAX_STATE_WORDS`.
+    state_words: usize,
+    /// The states announced by the trial being recorded: where each key ends in `keys` (it
+    /// starts where the one before ends), and the keys one after another.
+    marks: Vec<usize>,
+    keys: Vec<u64>,
+    /// Trials played in full (the rules ran), to be taken by [`Tree::take_played`].
+    played: u64,
 }
 
 impl<'t> Tree<'t> {
@@ -189,7 +225,12 @@ impl<'t> Tree<'t> {
             split_to: Vec::new(),
             tally: Vec::new(),
             depth_mass: Vec::new(),
-            grown: false,
+            grown: 0,
+            states: HashMap::default(),
+            state_words: 0,
+            marks: Vec::new(),
+            keys: Vec::new(),
+            played: 0,
         }
     }
 
@@ -200,6 +241,12 @@ impl<'t> Tree<'t> {
 
     pub fn leaves(&self) -> usize {
         self.row_leaf.len()
+    }
+
+    /// How many trials this tree had played in full since last asked: trials on paths not
+    /// seen before, and those beyond its bounds.
+    pub fn take_played(&mut self) -> u64 {
+        std::mem::take(&mut self.played)
     }
 
     pub fn row(&self, leaf: u32) -> &[i64] {
@@ -262,6 +309,7 @@ impl<'t> Tree<'t> {
     /// metrics in `player.out`.
     pub fn walk<T: Trial, R: Rng>(&mut self, player: &mut Player<'t, T>, rng: &mut R) -> Walked {
         if !self.remember {
+            self.played += 1;
             let trial = player.trial;
             trial.play(
                 self.arm,
@@ -375,13 +423,25 @@ impl<'t> Tree<'t> {
             .iter()
             .enumerate()
             .max_by(|a, b| a.1.total_cmp(b.1))?;
-        (depth >= 2 && mass >= ROUNDS_MASS).then_some(depth as u32)
+        // A tree counts every path's chance; a graph, the paths it met one by one, so only
+        // shares, and a stricter bar (timed: configs/shoot-then-rally.toml walks in rounds,
+        // configs/exchange-volleys.toml, whose twelve volleys end early a fifth of the time,
+        // is faster without).
+        let (total, bar) = if self.states.is_empty() {
+            (1.0, ROUNDS_MASS)
+        } else {
+            (self.depth_mass.iter().sum(), ROUNDS_SHARE)
+        };
+        (depth >= 2 && mass >= bar * total).then_some(depth as u32)
     }
 
-    /// The child of branch `branch` that word `w` draws.
+    /// The child of branch `branch` that word `w` draws. A branch past the guided ones reads
+    /// past the guides (or at the spare entry, `GUIDE_SLOW`): the bounds check that indexing
+    /// makes anyway tells them apart.
     #[inline(always)]
     fn child(&self, branch: Entry, w: u64) -> Entry {
-        match self.guides[(branch as usize) << GUIDE_BITS | (w >> (64 - GUIDE_BITS)) as usize] {
+        let key = (branch as usize) << GUIDE_BITS | (w >> (64 - GUIDE_BITS)) as usize;
+        match self.guides.get(key).copied().unwrap_or(GUIDE_SLOW) {
             g if g < GUIDE_SPLIT => from_guide(Entry::from(g)),
             g => self.child_past(branch, w, g),
         }
@@ -414,13 +474,21 @@ impl<'t> Tree<'t> {
         rng: &mut R,
         replay: &[u64],
     ) -> Walked {
+        self.played += 1;
         self.record.clear();
+        self.marks.clear();
+        self.keys.clear();
+        // A full graph takes no new state: its trials are not asked for keys.
+        let announce = self.state_words < MAX_STATE_WORDS && self.branches.len() < MAX_BRANCHES;
         let mut recorder = Recorder {
             replay,
+            announce,
             next: 0,
             rng,
             record: &mut self.record,
             raw_at: None,
+            marks: &mut self.marks,
+            keys: &mut self.keys,
         };
         let trial = player.trial;
         trial.play(
@@ -444,43 +512,95 @@ impl<'t> Tree<'t> {
     }
 
     /// Adds the recorded path, ending at a leaf for the metrics `ended` (or an opaque node
-    /// when `None`); returns the entry it ends at, or `None` when the tree is full.
+    /// when `None`); returns the entry it ends at, or `None` when the tree is full. Where the
+    /// path reaches a state already known, it goes on from that state's node: the tree
+    /// becomes a graph.
     fn insert(&mut self, ended: Option<&[i64]>) -> Option<Entry> {
-        if self.root == UNSEEN {
-            self.root = self.node_at(0, ended)?;
-        }
+        let marks = std::mem::take(&mut self.marks);
+        let keys = std::mem::take(&mut self.keys);
+        let e = self.insert_marked(ended, &marks, &keys);
+        (self.marks, self.keys) = (marks, keys);
+        self.flat.clear();
+        self.grown += 1;
+        e
+    }
+
+    /// [`insert`](Self::insert), with the states the path announced: key j is
+    /// `keys[marks[j - 1]..marks[j]]`, its first word the draws made before it.
+    fn insert_marked(
+        &mut self,
+        ended: Option<&[i64]>,
+        marks: &[usize],
+        keys: &[u64],
+    ) -> Option<Entry> {
+        let key = |j: usize| &keys[if j == 0 { 0 } else { marks[j - 1] }..marks[j]];
+        // The branch and result the node at depth i hangs from (none for the root).
+        let mut from: Option<(Entry, Draw<'t>, u32)> = None;
         let mut e = self.root;
         let mut chance = 1.0;
-        for i in 0..self.record.len() {
+        let mut new = false;
+        let mut next = 0;
+        for i in 0..=self.record.len() {
+            // The states announced at depth i.
+            let at = next;
+            while next < marks.len() && key(next)[0] == i as u64 {
+                next += 1;
+            }
+            let here = (at..next).map(key);
+            if e == UNSEEN {
+                let known = here.clone().find_map(|key| self.states.get(key).copied());
+                let node = match known {
+                    Some(node) => node,
+                    None => self.node_at(i, ended)?,
+                };
+                match from {
+                    None => self.root = node,
+                    Some((parent, draw, k)) => {
+                        let first = self.branches[parent as usize].first as usize;
+                        self.children[first + k as usize] = node;
+                        if node < SLOW {
+                            self.guide_to(parent, draw, k, node);
+                        }
+                        new = true;
+                    }
+                }
+                e = node;
+                // A node known before has its states known (or the map was full).
+                for key in here {
+                    if self.state_words + key.len() <= MAX_STATE_WORDS
+                        && !self.states.contains_key(key)
+                    {
+                        self.state_words += key.len();
+                        self.states.insert(key.into(), e);
+                    }
+                }
+            }
+            let Some(&(_, k)) = self.record.get(i) else {
+                break;
+            };
             if e >= LEAF {
-                // Rules are deterministic given their draws, so a remembered path and a new
-                // one agree on every draw they share: this cannot happen, and is harmless.
+                // Rules are deterministic given their draws, and go on alike from states
+                // alike, so a remembered path and a new one agree on every draw they share:
+                // this cannot happen, and is harmless.
                 return None;
             }
             let Branch { draw, first, .. } = self.branches[e as usize];
-            let k = self.record[i].1;
             chance *= draw.words_drawing(k).map_or(0.0, |(low, high)| {
                 ((high - low) as f64 + 1.0) / 2f64.powi(64)
             });
-            let slot = first as usize + k as usize;
-            if self.children[slot] == UNSEEN {
-                let child = self.node_at(i + 1, ended)?;
-                self.children[slot] = child;
-                if child < SLOW {
-                    self.guide_to(e, draw, k, child);
-                }
-                if child & LEAF != 0 && child < SLOW {
-                    let depth = i + 1;
-                    if self.depth_mass.len() <= depth {
-                        self.depth_mass.resize(depth + 1, 0.0);
-                    }
-                    self.depth_mass[depth] += chance;
-                }
-            }
-            e = self.children[slot];
+            from = Some((e, draw, k));
+            e = self.children[first as usize + k as usize];
         }
-        self.flat.clear();
-        self.grown = true;
+        // A path seen for the first time counts its chance where it ends. In a graph the
+        // paths a linked node already knew are not counted again, so only the shares of the
+        // depths mean anything there ([`Tree::common_depth`]).
+        if new && e & LEAF != 0 && e < SLOW {
+            let depth = self.record.len();
+            if self.depth_mass.len() <= depth {
+                self.depth_mass.resize(depth + 1, 0.0);
+            }
+            self.depth_mass[depth] += chance;
+        }
         Some(e)
     }
 
@@ -492,9 +612,21 @@ impl<'t> Tree<'t> {
     /// only their sum matters, 37 branches share 15 guides. Nothing changes for a branch
     /// with an unseen result: its paths, once seen, may differ from the other's.
     pub(super) fn share_alike(&mut self) {
-        if !std::mem::take(&mut self.grown) {
+        // Sharing looks at every branch: in a large graph that still finds rare paths, it waits
+        // for paths in proportion (timed on configs/exchange-volleys.toml, where sharing
+        // after every segment took as long as the walks).
+        // Past the guided branches it stops: sharing saves guide reads, and walks there read
+        // none (on configs/exchange-rally.toml it cost more than it saved). Nor does a graph
+        // of announced states need it: paths alike met at their states already (on
+        // configs/exchange-volleys.toml it found next to nothing, at a twentieth of the run).
+        if self.grown == 0
+            || self.grown * SHARE_AFTER < self.branches.len()
+            || self.branches.len() > MAX_GUIDED
+            || !self.states.is_empty()
+        {
             return;
         }
+        self.grown = 0;
         // Deepest first, so children are settled before their parents are compared.
         let mut order: Vec<usize> = (0..self.branches.len()).collect();
         order.sort_by_key(|&b| std::cmp::Reverse(self.branches[b].depth));
@@ -511,7 +643,7 @@ impl<'t> Tree<'t> {
                     self.children[slot] = to;
                 }
             }
-            if !moved.is_empty() {
+            if !moved.is_empty() && b < MAX_GUIDED {
                 let to = |e: Entry| {
                     moved
                         .iter()
@@ -557,6 +689,9 @@ impl<'t> Tree<'t> {
         let Some((low, high)) = draw.words_drawing(k) else {
             return;
         };
+        if branch as usize >= MAX_GUIDED {
+            return;
+        }
         let child = guide_form(child);
         if child == Entry::from(GUIDE_SLOW) {
             return;
@@ -611,7 +746,12 @@ impl<'t> Tree<'t> {
     /// Whether guide entry `g` (widened) names a node a walk may stand at or end at: a
     /// branch of this tree, or a leaf.
     fn names_a_node(&self, g: Entry) -> bool {
-        g & Entry::from(GUIDE_LEAF) != 0 || (g as usize) < self.branches.len()
+        g & Entry::from(GUIDE_LEAF) != 0 || (g as usize) < self.guided()
+    }
+
+    /// How many branches have a guide: the first ones made.
+    fn guided(&self) -> usize {
+        self.branches.len().min(MAX_GUIDED)
     }
 
     /// Whether the guides are as the AVX-512 walk needs them to be memory-safe: it gathers
@@ -624,9 +764,9 @@ impl<'t> Tree<'t> {
         let sized = if self.branches.is_empty() {
             self.guides.is_empty()
         } else {
-            self.guides.len() == self.branches.len() * GUIDE_LEN + 1
+            self.guides.len() == self.guided() * GUIDE_LEN + 1
         };
-        let root = self.root >= LEAF || (self.root as usize) < self.branches.len();
+        let root = self.root >= LEAF || (self.root as usize) < self.guided();
         let splits = self.split_at.len() == self.split_to.len();
         let entries = self.guides.iter().all(|&g| match g {
             GUIDE_SLOW => true,
@@ -657,9 +797,11 @@ impl<'t> Tree<'t> {
         let first = self.children.len() as u32;
         self.children
             .resize(self.children.len() + draw.outcomes(), UNSEEN);
-        // The spare entry at the end becomes the new guide's first.
-        self.guides
-            .resize((self.branches.len() + 1) * GUIDE_LEN + 1, GUIDE_SLOW);
+        if self.branches.len() < MAX_GUIDED {
+            // The spare entry at the end becomes the new guide's first.
+            self.guides
+                .resize((self.branches.len() + 1) * GUIDE_LEN + 1, GUIDE_SLOW);
+        }
         self.branches.push(Branch { draw, first, depth });
         Some(self.branches.len() as Entry - 1)
     }
@@ -731,6 +873,36 @@ impl Next {
         } else {
             Next::Unknown
         }
+    }
+}
+
+/// Hashes state keys a word at a time (as rustc's FxHasher does): keys run to hundreds of words
+/// and are hashed on every path recorded, where the default hasher was timed a tenth of
+/// configs/exchange-rally.toml's run. Keys come from the rules, not from users, so hash
+/// flooding is no concern.
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
     }
 }
 
@@ -810,11 +982,16 @@ impl LeafCounts {
 /// Replays the words of a walk's draws, then draws from the stream, recording every draw.
 struct Recorder<'a, 't, R> {
     replay: &'a [u64],
+    /// Whether states are recorded.
+    announce: bool,
     next: usize,
     rng: &'a mut R,
     record: &'a mut Vec<(Draw<'t>, u32)>,
     /// How many draws came before the first raw word, if one was asked for.
     raw_at: Option<usize>,
+    /// The states announced, as [`Tree::marks`] and [`Tree::keys`] hold them.
+    marks: &'a mut Vec<usize>,
+    keys: &'a mut Vec<u64>,
 }
 
 impl<'t, R: Rng> Draws<'t> for Recorder<'_, 't, R> {
@@ -831,6 +1008,17 @@ impl<'t, R: Rng> Draws<'t> for Recorder<'_, 't, R> {
             self.record.push((draw, k));
         }
         k
+    }
+
+    /// States reached before the last word replayed have their nodes already (the walk
+    /// stood at them), and those after a raw word have none: their keys are not written.
+    fn at_state(&mut self, key: impl FnOnce(&mut Vec<u64>)) {
+        if !self.announce || self.raw_at.is_some() || self.next < self.replay.len() {
+            return;
+        }
+        self.keys.push(self.next as u64);
+        key(self.keys);
+        self.marks.push(self.keys.len());
     }
 
     fn words(&mut self) -> &mut R {
@@ -1425,6 +1613,101 @@ mod tests {
         if walks.len() > 1 {
             assert!(rounds >= 5, "walks in rounds compared in {rounds} cases");
         }
+    }
+
+    /// `draws` coin flips (uniform picks of 2), reporting how many came up 1; with `announce`,
+    /// the count so far is announced before each flip, as the state it is.
+    struct Flips {
+        names: Vec<MetricName>,
+        draws: u32,
+        announce: bool,
+    }
+
+    impl Flips {
+        fn new(draws: u32, announce: bool) -> Flips {
+            let names = vec![MetricName {
+                arm: 0,
+                choice: String::new(),
+                name: "ones".into(),
+            }];
+            Flips {
+                names,
+                draws,
+                announce,
+            }
+        }
+    }
+
+    impl Trial for Flips {
+        type Scratch = ();
+        fn metrics(&self) -> &[MetricName] {
+            &self.names
+        }
+        fn arms(&self) -> usize {
+            1
+        }
+        fn pairs(&self) -> &[(usize, usize)] {
+            &[]
+        }
+        fn scratch(&self) {}
+        fn play<'t, D: Draws<'t>>(&'t self, _: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
+            let mut ones = 0;
+            for _ in 0..self.draws {
+                if self.announce {
+                    draws.at_state(|key| key.push(ones));
+                }
+                ones += u64::from(draws.uniform(2));
+            }
+            out[0] = ones as i64;
+        }
+    }
+
+    #[test]
+    fn paths_that_reach_a_known_state_share_its_node() {
+        // Ten flips: 2^10 - 1 branches as a tree; as a graph, one per count at each depth,
+        // 1 + 2 + ... + 10 = 55.
+        let trial = Flips::new(10, true);
+        let mut tree = Tree::new(&trial, 0, true);
+        let mut player = Player::new(&trial);
+        let (mut rng, mut plain) = (trial_stream(8), trial_stream(8));
+        let mut full = [0i64];
+        for i in 0..20_000 {
+            let row = match tree.walk(&mut player, &mut rng) {
+                Walked::Leaf(leaf) => tree.row(leaf).to_vec(),
+                Walked::Played => player.out.clone(),
+            };
+            trial.play(0, &mut (), &mut Plain(&mut plain), &mut full);
+            assert_eq!(row, full, "trial {i}");
+        }
+        assert_eq!(tree.branches.len(), 55);
+        assert_eq!(tree.leaves(), 11);
+        // Every path of 20,000 seen is a walk of the graph but the ones that made a node: the
+        // graph holds 55 + 11 nodes and 2 * 55 edges, each made once.
+        assert!(tree.take_played() <= 2 * 55, "trials played in full");
+    }
+
+    #[test]
+    fn branches_past_the_guided_ones_walk_as_the_plain_path() {
+        // Thirteen flips, no state announced: 2^13 - 1 branches, most without a guide.
+        let trial = Flips::new(13, false);
+        for walk in walks() {
+            let quota = std::array::from_fn(|j| 3000 + 17 * j as u64);
+            let got = side_by_side(walk, &trial, 5, quota, 4000);
+            let (rows, next) = one_by_one(&trial, 5, quota);
+            assert_eq!(got.next, next, "{walk:?}: every lane just after its trials");
+            assert_eq!(got.rows, rows, "{walk:?}");
+        }
+        let mut tree = Tree::new(&trial, 0, true);
+        let mut player = Player::new(&trial);
+        let mut rng = trial_stream(9);
+        for _ in 0..50_000 {
+            tree.walk(&mut player, &mut rng);
+        }
+        assert!(
+            tree.branches.len() > MAX_GUIDED,
+            "unguided branches reached"
+        );
+        assert!(tree.guides_sound());
     }
 
     #[test]

@@ -214,6 +214,11 @@ impl<'t, T: Trial> Worker<'t, T> {
         true
     }
 
+    /// Trials whose rules ran since last asked, every arm's ([`Tree::take_played`]).
+    pub(crate) fn take_played(&mut self) -> u64 {
+        self.trees.iter_mut().map(Tree::take_played).sum()
+    }
+
     /// One trial of a single-arm chunk, on its own, drawing from lane `lane`.
     fn walk_one(&mut self, trial: &'t T, rng: &mut LaneState, lane: usize, acc: &mut Gathered) {
         match self.trees[0].walk(&mut self.player, rng) {

@@ -34,6 +34,12 @@ pub struct RunMeta {
     pub wall_seconds: f64,
     pub trials_per_second: f64,
     pub complete: bool,
+    /// Of the trials this process played, how many had their rules run (a trial of each
+    /// sweep point and choice counting once): those on paths of draws not seen before, and
+    /// those beyond what the engine's outcome graphs hold. The rest cost a walk. Only a run
+    /// knows it; merged and exact tables leave it out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trials_played_in_full: Option<u64>,
 }
 
 /// The files a run, `merge`, `exact` or `report` writes into a results folder. Replacing the

@@ -49,13 +49,18 @@ impl Trial for Plan {
         world.reset(self, arm.first_round);
         let unit_end = arm.offset + self.scenario().units.len() * UnitMetrics::LEN;
         let step_out = &mut out[unit_end..];
-        for (step, slot) in arm
-            .steps
-            .iter()
-            .zip(step_out.chunks_exact_mut(StepMetrics::LEN))
-        {
+        for (i, step) in arm.steps.iter().enumerate() {
+            // The rest of the trial depends on the steps still to play, the world, and the
+            // rows the steps before wrote.
+            let (before, rest) = step_out.split_at_mut(i * StepMetrics::LEN);
+            draws.at_state(|key| {
+                key.push(i as u64);
+                world.state_key(key);
+                key.extend(before.iter().map(|&v| v as u64));
+            });
             world.start_round(step.round);
-            step_metrics(commands::declare(self, world, step.unit, step.order, draws)).write(slot);
+            let declared = commands::declare(self, world, step.unit, step.order, draws);
+            step_metrics(declared).write(&mut rest[..StepMetrics::LEN]);
         }
         let unit_out = &mut out[arm.offset..unit_end];
         for (unit, slot) in world

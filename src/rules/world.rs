@@ -10,6 +10,8 @@
 //! `rallied_from_start` (precomputed Rally placements, also ending it), so no rule can read
 //! unlisted models or change them unnoticed.
 
+mod state_key;
+
 use super::geometry::{any_within, closest, Point};
 use super::metrics::UnitMetrics;
 use super::placement::Base;

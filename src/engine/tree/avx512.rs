@@ -567,21 +567,26 @@ impl<'t> Tree<'t> {
             let lane = leaving.g * WIDTH + l;
             let branch = at[l] >> GUIDE_BITS;
             let e = self.child(branch, words[l]);
-            if e < LEAF {
+            if (e as usize) < MAX_GUIDED {
                 // A lane before this one discovered the same path just now.
                 entries[l] = e;
                 continue;
             }
-            if e < SLOW {
+            if e & LEAF != 0 && e < SLOW {
                 // A leaf whose index does not fit in a guide entry.
                 player.ended.leaves.add(e & !LEAF, lane, 1);
             } else {
                 // Replay from where the trial began: as many words back as it has drawn.
+                // Past a branch without a guide the trial is walked on its own.
                 let mut rng = LaneState(std::array::from_fn(|i| s[i][l]));
                 for _ in 0..=self.branches[branch as usize].depth {
                     rng.back();
                 }
-                let walked = self.discover(player, &mut rng, &[]);
+                let walked = if e < LEAF {
+                    self.walk(player, &mut rng)
+                } else {
+                    self.discover(player, &mut rng, &[])
+                };
                 player.count(walked, lane);
                 for (s, v) in s.iter_mut().zip(rng.0) {
                     s[l] = v;

@@ -67,6 +67,14 @@ pub fn play<'p, D: Draws<'p>>(
             }
             if next < units.len() {
                 world.cursors[turn] = next + 1;
+                // The rest of the engagement depends on the round, whose turn it is, where
+                // each side's cursor stands, the world, and the counts written so far.
+                draws.at_state(|key| {
+                    key.extend([u64::from(round), turn as u64]);
+                    key.extend(world.cursors.iter().map(|&c| c as u64));
+                    world.state_key(key);
+                    key.extend(out.iter().map(|&v| v as u64));
+                });
                 activate(plan, engagement, prepared, world, units[next], draws, out);
                 idle = 0;
                 if ends(world) {
