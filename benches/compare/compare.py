@@ -546,10 +546,10 @@ def main():
 
     if args.quick:
         sizes = dict(rc=1e7, rc1=5e6, np=2e6, py=2e4, rcm=2e6, npm=2e6, ms=(50, 200), mc=1e5,
-                     rcc=2e6, npc=1e6, ev=2e6, er=2e5, rt=1e5, vl=200)
+                     rcc=2e6, npc=1e6, ev=1e7, er=2e4, rt=1e7, vl=1e6)
     else:
         sizes = dict(rc=1e9, rc1=5e8, np=1e8, py=1e6, rcm=1e8, npm=5e7, ms=(200, 1000), mc=1e6,
-                     rcc=2e8, npc=2e7, ev=2e7, er=2e6, rt=1e6, vl=2000)
+                     rcc=2e8, npc=2e7, ev=1e8, er=2e5, rt=1e8, vl=1e7)
     if args.rollcall_trials:
         sizes["rc"] = args.rollcall_trials
         sizes["rc1"] = args.rollcall_trials / 2

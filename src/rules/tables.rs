@@ -10,7 +10,7 @@ use crate::dice::{Fraction, SuccessCount};
 use std::sync::OnceLock;
 
 /// Counts per block of slots.
-const BLOCK: usize = 256;
+const BLOCK: usize = 32;
 
 /// The success counts of 0 to `max_count` tests of one probability.
 pub struct CountTables {
