@@ -3,11 +3,11 @@
 //! works out each successor layout once instead of mutating a [`super::World`].
 //!
 //! Both follow the rules' own code: [`wound_order`] is the order in which Shoot's `victim`
-//! picks models, [`rally_spots`] gathers the bases as `World::gather_bases` does and calls
-//! the same placement search as Rally's general path.
+//! picks models; [`rally_spots`] gathers the bases with [`placement::bases_around`], as
+//! Rally's precomputation does, and calls the same placement search as Rally's general path.
 
 use super::geometry::Point;
-use super::placement::{self, Base, Surroundings};
+use super::placement::{self, Surroundings};
 use super::world::Model;
 use crate::scenario::Scenario;
 
@@ -47,21 +47,8 @@ pub(crate) fn rally_spots(
     count: usize,
 ) -> Vec<Point> {
     let units = &scenario.units;
-    let side = &units[unit].side;
-    let mut bases = Vec::new();
-    let mut enemies = Vec::new();
-    for (theirs, u) in models.iter().zip(units) {
-        for m in theirs.iter() {
-            let b = Base {
-                centre: m.centre,
-                radius: u.radius(),
-            };
-            bases.push(b);
-            if &u.side != side {
-                enemies.push(b);
-            }
-        }
-    }
+    let (bases, enemies) =
+        placement::bases_around(scenario, unit, |i| models[i].iter().map(|m| m.centre));
     let anchors: Vec<Point> = models[unit].iter().map(|m| m.centre).collect();
     let around = Surroundings {
         field: &scenario.battlefield,

@@ -10,6 +10,7 @@
 
 use super::geometry::{overlaps, slack, within, Battlefield, Point, EPS};
 use super::spatial::{bounds, Grid};
+use crate::scenario::Scenario;
 
 /// Gaps (edge to edge, inches) between an anchor and a candidate: 0 is base contact.
 const RING_GAPS: [f64; 5] = [0.0, 0.5, 1.0, 1.5, 2.0];
@@ -22,6 +23,31 @@ const ENEMY_EXCLUSION: f64 = 1.0;
 pub struct Base {
     pub centre: Point,
     pub radius: f64,
+}
+
+/// Every model's base, and those of `unit`'s enemies, when unit i's models stand at
+/// `centres(i)`: what a Rally by `unit` must keep clear of.
+pub fn bases_around<I: IntoIterator<Item = Point>>(
+    scenario: &Scenario,
+    unit: usize,
+    centres: impl Fn(usize) -> I,
+) -> (Vec<Base>, Vec<Base>) {
+    let side = &scenario.units[unit].side;
+    let mut all = Vec::new();
+    let mut enemies = Vec::new();
+    for (i, u) in scenario.units.iter().enumerate() {
+        for centre in centres(i) {
+            let b = Base {
+                centre,
+                radius: u.radius(),
+            };
+            all.push(b);
+            if &u.side != side {
+                enemies.push(b);
+            }
+        }
+    }
+    (all, enemies)
 }
 
 /// What a placement must respect.

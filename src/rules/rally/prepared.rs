@@ -88,22 +88,7 @@ impl Prepared {
 
 /// Every model's base at the start, and those of `unit`'s enemies.
 fn starting_bases(scenario: &Scenario, unit: usize) -> (Vec<Base>, Vec<Base>) {
-    let side = &scenario.units[unit].side;
-    let mut all = Vec::new();
-    let mut enemies = Vec::new();
-    for u in &scenario.units {
-        for &centre in &u.models {
-            let b = Base {
-                centre,
-                radius: u.radius(),
-            };
-            all.push(b);
-            if &u.side != side {
-                enemies.push(b);
-            }
-        }
-    }
-    (all, enemies)
+    placement::bases_around(scenario, unit, |i| scenario.units[i].models.iter().copied())
 }
 
 fn enemy_within_1_at_start(scenario: &Scenario, unit: usize) -> bool {
