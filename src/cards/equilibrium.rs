@@ -24,7 +24,7 @@
 
 use super::matrix_game;
 use super::orderings::Grid;
-use crate::output::Report;
+use crate::output::{tables, Report};
 
 /// `equilibrium.csv`, or `None` unless every sweep point is a game of orderings with at least
 /// two for each player.
@@ -37,24 +37,20 @@ pub fn equilibrium_csv(report: &Report) -> Option<Vec<u8>> {
     if grids.iter().any(|g| g.a.len() < 2 || g.b.len() < 2) {
         return None;
     }
-    let mut w = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new());
-    let mut header: Vec<String> = vec!["scenario".into()];
-    header.extend(report.param_names.iter().cloned());
-    header.extend(
-        [
+    let mut w = tables::writer();
+    tables::header(
+        &mut w,
+        &["scenario"],
+        &report.param_names,
+        &[
             "player",
             "ordering",
             "probability",
             "value",
             "value_ci95_low",
             "value_ci95_high",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
+        ],
     );
-    w.write_record(&header).ok()?;
     for (v, g) in report.variants.iter().zip(&grids) {
         let solved = solve(g);
         let text = |x: Option<f64>| x.map_or(String::new(), |x| x.to_string());
@@ -66,21 +62,24 @@ pub fn equilibrium_csv(report: &Report) -> Option<Vec<u8>> {
             ("B", &g.b, solved.as_ref().map(|s| &s.b)),
         ] {
             for (i, label) in labels.iter().enumerate() {
-                let mut r: Vec<String> = vec![report.scenario.clone()];
-                r.extend(v.params.iter().cloned());
-                r.extend([
-                    player.to_string(),
-                    label.clone(),
-                    text(mix.map(|m| m[i])),
-                    text(value),
-                    text(ci.map(|c| c.0)),
-                    text(ci.map(|c| c.1)),
-                ]);
-                w.write_record(&r).ok()?;
+                tables::record(
+                    &mut w,
+                    [report.scenario.clone()]
+                        .into_iter()
+                        .chain(v.params.iter().cloned())
+                        .chain([
+                            player.to_string(),
+                            label.clone(),
+                            text(mix.map(|m| m[i])),
+                            text(value),
+                            text(ci.map(|c| c.0)),
+                            text(ci.map(|c| c.1)),
+                        ]),
+                );
             }
         }
     }
-    w.into_inner().ok()
+    Some(tables::finish(w))
 }
 
 /// One sweep point's equilibrium.

@@ -28,7 +28,7 @@
 
 use super::data::CardIx;
 use super::margins::Margins;
-use crate::output::Report;
+use crate::output::{tables, Report};
 use crate::stats::summary::mean_of;
 use crate::stats::Sums;
 use std::collections::HashSet;
@@ -242,26 +242,20 @@ pub fn orderings_csv(report: &Report) -> Option<Vec<u8>> {
             position_or_push(&mut metrics, m);
         }
     }
-    let mut w = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new());
-    let mut header: Vec<String> = vec!["scenario".into()];
-    header.extend(report.param_names.iter().cloned());
-    header.extend(
-        [
-            "row",
-            "a_ordering",
-            "b_ordering",
-            "trials",
-            "a_margin",
-            "a_margin_ci95_low",
-            "a_margin_ci95_high",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
-    );
-    header.extend(metrics.iter().cloned());
-    w.write_record(&header).ok()?;
+    let mut w = tables::writer();
+    let after: Vec<&str> = [
+        "row",
+        "a_ordering",
+        "b_ordering",
+        "trials",
+        "a_margin",
+        "a_margin_ci95_low",
+        "a_margin_ci95_high",
+    ]
+    .into_iter()
+    .chain(metrics.iter().map(String::as_str))
+    .collect();
+    tables::header(&mut w, &["scenario"], &report.param_names, &after);
     for (v, g) in report.variants.iter().zip(&grids) {
         let columns: Vec<Option<usize>> = metrics
             .iter()
@@ -273,27 +267,28 @@ pub fn orderings_csv(report: &Report) -> Option<Vec<u8>> {
             let (lo, hi) = ci.map_or((String::new(), String::new()), |(lo, hi)| {
                 (lo.to_string(), hi.to_string())
             });
-            let mut r: Vec<String> = vec![report.scenario.clone()];
-            r.extend(v.params.iter().cloned());
-            r.extend([
-                kind.to_string(),
-                a.to_string(),
-                b.to_string(),
-                n.to_string(),
-                margin.to_string(),
-                lo,
-                hi,
-            ]);
-            r.extend(columns.iter().map(|c| match c {
-                Some(j) => g.mean(arms, *j).to_string(),
-                None => String::new(),
-            }));
-            w.write_record(&r).ok()
+            let fields = [report.scenario.clone()]
+                .into_iter()
+                .chain(v.params.iter().cloned())
+                .chain([
+                    kind.to_string(),
+                    a.to_string(),
+                    b.to_string(),
+                    n.to_string(),
+                    margin.to_string(),
+                    lo,
+                    hi,
+                ])
+                .chain(columns.iter().map(|c| match c {
+                    Some(j) => g.mean(arms, *j).to_string(),
+                    None => String::new(),
+                }));
+            tables::record(&mut w, fields);
         };
         for (ia, la) in g.a.iter().enumerate() {
             for (ib, lb) in g.b.iter().enumerate() {
                 if let Some(arm) = g.cells[ia][ib] {
-                    row("pair", la, lb, &[arm])?;
+                    row("pair", la, lb, &[arm]);
                 }
             }
         }
@@ -320,20 +315,20 @@ pub fn orderings_csv(report: &Report) -> Option<Vec<u8>> {
         };
         for (ia, la) in g.a.iter().enumerate() {
             let arms = g.row(ia);
-            row("a_average", la, "*", &arms)?;
+            row("a_average", la, "*", &arms);
             if let Some(arm) = reply(&arms, true) {
-                row("a_worst", la, &g.b[label_of(arm).1], &[arm])?;
+                row("a_worst", la, &g.b[label_of(arm).1], &[arm]);
             }
         }
         for (ib, lb) in g.b.iter().enumerate() {
             let arms = g.column(ib);
-            row("b_average", "*", lb, &arms)?;
+            row("b_average", "*", lb, &arms);
             if let Some(arm) = reply(&arms, false) {
-                row("b_worst", &g.a[label_of(arm).0], lb, &[arm])?;
+                row("b_worst", &g.a[label_of(arm).0], lb, &[arm]);
             }
         }
     }
-    w.into_inner().ok()
+    Some(tables::finish(w))
 }
 
 #[cfg(test)]

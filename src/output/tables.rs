@@ -223,17 +223,24 @@ fn distribution_fields(d: Distribution<'_>) -> Vec<[String; 5]> {
     }
 }
 
-fn writer() -> csv::Writer<Vec<u8>> {
+/// A CSV writer into memory, with the `\n` line ends every table uses.
+pub(crate) fn writer() -> csv::Writer<Vec<u8>> {
     csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(Vec::new())
 }
 
-fn finish(w: csv::Writer<Vec<u8>>) -> Vec<u8> {
+pub(crate) fn finish(w: csv::Writer<Vec<u8>>) -> Vec<u8> {
     w.into_inner().expect("writing CSV into memory cannot fail")
 }
 
-fn header(w: &mut csv::Writer<Vec<u8>>, before: &[&str], params: &[String], after: &[&str]) {
+/// A header row: the columns `before`, the sweep parameters, then `after`.
+pub(crate) fn header(
+    w: &mut csv::Writer<Vec<u8>>,
+    before: &[&str],
+    params: &[String],
+    after: &[&str],
+) {
     let row: Vec<&str> = before
         .iter()
         .copied()
@@ -243,7 +250,7 @@ fn header(w: &mut csv::Writer<Vec<u8>>, before: &[&str], params: &[String], afte
     w.write_record(&row).expect("in-memory write");
 }
 
-fn record(w: &mut csv::Writer<Vec<u8>>, fields: impl IntoIterator<Item = String>) {
+pub(crate) fn record(w: &mut csv::Writer<Vec<u8>>, fields: impl IntoIterator<Item = String>) {
     w.write_record(fields.into_iter().collect::<Vec<_>>())
         .expect("in-memory write");
 }
