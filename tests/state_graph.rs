@@ -173,3 +173,56 @@ fn random_scripts_and_engagements_give_what_the_general_path_gives() {
     // Most cases are memoised at all: the comparison is of the graph, not of full plays.
     assert!(linked >= 30, "only {linked} cases mostly walked the graph");
 }
+
+/// Every shipped battle scenario (each sweep point, each design of a file with designs),
+/// through the state graph and through the general path: the same histograms. Card games
+/// draw raw words and never enter the graph, so they have nothing to compare.
+#[test]
+fn every_shipped_battle_scenario_gives_what_the_general_path_gives() {
+    let configs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let mut files: Vec<_> = std::fs::read_dir(&configs)
+        .expect("configs/ is readable")
+        .map(|e| e.expect("configs/ entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    let mut compared = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("a shipped file reads");
+        let name = file.display().to_string();
+        let set = scenario::parse(&text, &name, &[]).expect("a shipped file loads");
+        for variant in &set.variants {
+            if variant.scenario.cards.is_some() {
+                continue;
+            }
+            let scenarios = if variant.designs.is_empty() {
+                std::slice::from_ref(&variant.scenario)
+            } else {
+                &variant.designs[..]
+            };
+            for s in scenarios {
+                // Past a chunk, so that workers carry their graphs from one chunk to the next.
+                let trials = 70_001;
+                assert_eq!(
+                    gather(&Plan::compile(s), trials),
+                    gather(&Plan::compile(s).force_general_path(), trials),
+                    "{name}, {:?}",
+                    variant.params
+                );
+            }
+        }
+        compared.push(name);
+    }
+    // The battle files at least: a file moved or renamed out of configs/ fails here, not silently.
+    for must in [
+        "exchange-rally.toml",
+        "exchange-volleys.toml",
+        "duel.toml",
+        "rally.toml",
+    ] {
+        assert!(
+            compared.iter().any(|n| n.ends_with(must)),
+            "{must} was not compared"
+        );
+    }
+}
