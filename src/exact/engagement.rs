@@ -215,8 +215,13 @@ pub fn play(
                 if work.len() + ended.len() > MAX_STATES {
                     return Err(format!(
                         "the dynamic programme holds {} distinct configurations, over the limit \
-                         of {MAX_STATES}",
-                        work.len() + ended.len()
+                         of {MAX_STATES}; their states: {}",
+                        work.len() + ended.len(),
+                        super::state::breakdown(
+                            work.keys()
+                                .map(|c| &c.state)
+                                .chain(ended.keys().map(|e| &e.0))
+                        )
                     )
                     .into());
                 }

@@ -129,8 +129,9 @@ pub fn choice(plan: &Plan, arm: usize, at: &str) -> Result<Vec<Metric>, Refusal>
         if next.len() > MAX_STATES {
             return Err(refuse(format!(
                 "after it the dynamic programme holds {} distinct states, over the limit of \
-                 {MAX_STATES}",
-                next.len()
+                 {MAX_STATES}; {}",
+                next.len(),
+                state::breakdown(next.keys())
             )));
         }
         dist = next;

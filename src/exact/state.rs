@@ -50,6 +50,31 @@ impl UnitState {
 
 pub type State = Vec<UnitState>;
 
+/// Why a programme grew: how many of `states` stay distinct once the reported totals
+/// (restored, lost, damage taken), or where models stand, or both, are left out. Said in a
+/// refusal, it tells a user whether the dice or the geometry keep histories apart.
+pub fn breakdown<'a>(states: impl Iterator<Item = &'a State> + Clone) -> String {
+    fn distinct<'a, K: Ord>(
+        states: impl Iterator<Item = &'a State>,
+        key: impl Fn(&UnitState) -> K,
+    ) -> usize {
+        states
+            .map(|s| s.iter().map(&key).collect::<Vec<K>>())
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+    }
+    let dice = |u: &UnitState| (u.alive, u.wound, u.restrictions, u.token);
+    let without_totals = distinct(states.clone(), |u| (dice(u), u.layout));
+    let without_layouts = distinct(states.clone(), |u| {
+        (dice(u), u.restored, u.lost, u.damage_taken)
+    });
+    let without_either = distinct(states, dice);
+    format!(
+        "{without_totals} without the reported totals restored, lost and damage taken, \
+         {without_layouts} without where models stand, {without_either} without either"
+    )
+}
+
 /// A distribution over keys, merged by key, iterated in key order.
 pub type Dist<K> = BTreeMap<K, f64>;
 
@@ -58,5 +83,37 @@ pub type Dist<K> = BTreeMap<K, f64>;
 pub fn add<K: Ord>(dist: &mut Dist<K>, key: K, p: f64) {
     if p > 0.0 {
         *dist.entry(key).or_insert(0.0) += p;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_breakdown_counts_what_keeps_states_apart() {
+        let unit = |alive, restored, layout| UnitState {
+            alive,
+            restored,
+            lost: 10 - alive + restored,
+            damage_taken: 10 - alive + restored,
+            layout,
+            ..UnitState::starting(alive)
+        };
+        // Two units, four states. By hand: with totals and layouts all four differ; without
+        // totals the first two merge (same alive and layout), so 3; without layouts the first
+        // and third merge (same alive and restored), so 3; without either, alive (5, 5, 5, 4)
+        // beside the second unit's 10: 2.
+        let states: Vec<State> = vec![
+            vec![unit(5, 0, 1), unit(10, 0, 0)],
+            vec![unit(5, 2, 1), unit(10, 0, 0)],
+            vec![unit(5, 0, 2), unit(10, 0, 0)],
+            vec![unit(4, 0, 3), unit(10, 0, 0)],
+        ];
+        assert_eq!(
+            breakdown(states.iter()),
+            "3 without the reported totals restored, lost and damage taken, 3 without where \
+             models stand, 2 without either"
+        );
     }
 }
