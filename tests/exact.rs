@@ -325,7 +325,9 @@ fn refuses_what_it_cannot_follow_naming_the_step() {
         .to_string();
     assert!(
         why.contains("(rally): after it the dynamic programme holds")
-            && why.contains("distinct states, over the limit of 250000"),
+            && why.contains("distinct states, over the limit of 250000")
+            && why.contains("without where models stand")
+            && why.contains("without either"),
         "{why}"
     );
 }
