@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from fractions import Fraction
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -414,6 +415,39 @@ def cost_group(ctx, n, threads):
     return g
 
 
+def card_group(ctx, n, threads):
+    """Random card games against the scalar xoshiro256++ word rate of one stream on one thread
+    (examples/xoshiro_words.rs, a whole process like rollcall's rows): card trials draw raw
+    words (shuffles, random plays), so a turn's cost is read in words."""
+    g = Group(
+        "cards",
+        "card turns (configs/cards-random.toml) against one scalar xoshiro256++ stream",
+        None,
+        same_question=False,
+    )
+    words = os.path.join(ctx.tmp, "xoshiro_words")
+    shutil.copy2(os.path.join(ctx.root, "target", "release", "examples", "xoshiro_words"), words)
+
+    def word_run(r):
+        wall, cpu, peak, rc, err = run_measured([words, str(n["xw"])], ctx.root)
+        if rc != 0:
+            raise RuntimeError(f"xoshiro_words exited {rc}:\n{err}")
+        return dict(seconds=wall, cpu_seconds=cpu, peak_kib=peak, trials=n["xw"])
+
+    g.append(Contender(g, "xoshiro256++ words (scalar, 1 thread)", n["xw"], "trials", word_run,
+                       baseline=True))
+    file = os.path.join(ctx.root, "configs", "cards-random.toml")
+    with open(file, "rb") as f:
+        turns = tomllib.load(f)["cards"]["turns"]
+    g.append(
+        Contender(
+            g, f"card turns, {turns} a game ({threads} threads)", n["cg"] * turns, "trials",
+            lambda r: rollcall_run(ctx, file, n["cg"], threads, "A.score", r), per_trial=turns,
+        )
+    )
+    return g
+
+
 def has_exact(ctx):
     done = subprocess.run([ctx.binary, "exact", "--help"], capture_output=True)
     return done.returncode
@@ -546,10 +580,11 @@ def main():
 
     if args.quick:
         sizes = dict(rc=1e7, rc1=5e6, np=2e6, py=2e4, rcm=2e6, npm=2e6, ms=(50, 200), mc=1e5,
-                     rcc=2e6, npc=1e6, ev=1e7, er=2e4, rt=1e7, vl=1e6)
+                     rcc=2e6, npc=1e6, ev=1e7, er=2e4, rt=1e7, vl=1e6, xw=1e8, cg=2e5)
     else:
         sizes = dict(rc=1e9, rc1=5e8, np=1e8, py=1e6, rcm=1e8, npm=5e7, ms=(200, 1000), mc=1e6,
-                     rcc=2e8, npc=2e7, ev=1e8, er=2e5, rt=1e8, vl=1e7)
+                     rcc=2e8, npc=2e7, ev=1e8, er=2e5, rt=1e8, vl=1e7, xw=1e9,
+                     cg=1e7)
     if args.rollcall_trials:
         sizes["rc"] = args.rollcall_trials
         sizes["rc1"] = args.rollcall_trials / 2
@@ -638,6 +673,7 @@ def main():
         groups.append(g)
 
     groups.append(cost_group(ctx, n, threads))
+    groups.append(card_group(ctx, n, threads))
 
     print("rollcall whole-program comparison")
     for line in machine(ctx):
@@ -747,6 +783,16 @@ def main():
                 secs = statistics.median(x["seconds"] for x in c.results)
                 share = base_rate / (c.results[0]["trials"] * c.per_trial / secs)
                 print(f"  {c.name}: 1/{share:,.0f} of the open-field Rally rate")
+    cards = next((g for g in groups if g.short == "cards"), None)
+    words = cards and next((c for c in cards if c.baseline and c.results), None)
+    if words:
+        word_rate = words.work / statistics.median(x["seconds"] for x in words.results)
+        for c in cards:
+            if c.results and not c.baseline:
+                secs = statistics.median(x["seconds"] for x in c.results)
+                turn_rate = c.results[0]["trials"] * c.per_trial / secs
+                print(f"  {c.name}: {turn_rate / 1e6:.1f} M turns/s, 1/{word_rate / turn_rate:,.0f}"
+                      f" of the scalar word rate ({word_rate / 1e9:.2f} G words/s)")
     print()
     print("per-round seconds (round 1..N):")
     for g in groups:

@@ -27,8 +27,8 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
 
 if [ "$build" = 1 ]; then
-    echo "building rollcall (cargo build --release)" >&2
-    (cd "$root" && cargo build --release --quiet)
+    echo "building rollcall and examples/xoshiro_words (cargo build --release)" >&2
+    (cd "$root" && cargo build --release --quiet --bins --examples)
 fi
 
 COMPARE_ARGS="$*" exec "$venv/bin/python" "$here/compare.py" --root "$root" "${args[@]+"${args[@]}"}"
