@@ -448,6 +448,22 @@ def card_group(ctx, n, threads):
     return g
 
 
+def rates_against_baseline(groups, short):
+    """(row, its rate, the baseline's rate) for every measured row of group `short` but its
+    baseline, rates by the median seconds of the run (a row's rate counts its work per trial)."""
+    group = next((g for g in groups if g.short == short), None)
+    base = group and next((c for c in group if c.baseline and c.results), None)
+    if not base:
+        return []
+    median = lambda c: statistics.median(x["seconds"] for x in c.results)
+    base_rate = base.work / median(base)
+    return [
+        (c, c.results[0]["trials"] * c.per_trial / median(c), base_rate)
+        for c in group
+        if c.results and not c.baseline
+    ]
+
+
 def has_exact(ctx):
     done = subprocess.run([ctx.binary, "exact", "--help"], capture_output=True)
     return done.returncode
@@ -774,25 +790,13 @@ def main():
     if ("Rally", many) in rate and ("composite", many) in rate:
         print(f"  composite rate / open-field Rally rate ({threads} threads): "
               f"{rate[('composite', many)] / rate[('Rally', many)]:.1%}")
-    costs = next((g for g in groups if g.short == "costs"), None)
-    base = costs and next((c for c in costs if c.baseline and c.results), None)
-    if base:
-        base_rate = base.work / statistics.median(x["seconds"] for x in base.results)
-        for c in costs:
-            if c.results and not c.baseline:
-                secs = statistics.median(x["seconds"] for x in c.results)
-                share = base_rate / (c.results[0]["trials"] * c.per_trial / secs)
-                print(f"  {c.name}: 1/{share:,.0f} of the open-field Rally rate")
-    cards = next((g for g in groups if g.short == "cards"), None)
-    words = cards and next((c for c in cards if c.baseline and c.results), None)
-    if words:
-        word_rate = words.work / statistics.median(x["seconds"] for x in words.results)
-        for c in cards:
-            if c.results and not c.baseline:
-                secs = statistics.median(x["seconds"] for x in c.results)
-                turn_rate = c.results[0]["trials"] * c.per_trial / secs
-                print(f"  {c.name}: {turn_rate / 1e6:.1f} M turns/s, 1/{word_rate / turn_rate:,.0f}"
-                      f" of the scalar word rate ({word_rate / 1e9:.2f} G words/s)")
+    for short, rate_text in (
+        ("costs", lambda rate, base: f"1/{base / rate:,.0f} of the open-field Rally rate"),
+        ("cards", lambda rate, base: f"{rate / 1e6:.1f} M turns/s, 1/{base / rate:,.0f} of the"
+                                     f" scalar word rate ({base / 1e9:.2f} G words/s)"),
+    ):
+        for c, rate, base in rates_against_baseline(groups, short):
+            print(f"  {c.name}: {rate_text(rate, base)}")
     print()
     print("per-round seconds (round 1..N):")
     for g in groups:
