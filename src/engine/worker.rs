@@ -246,16 +246,23 @@ impl Gathering {
         if self.small.len() != row.len() * SMALL {
             self.small = vec![0; row.len() * SMALL];
         }
-        for ((counts, h), &v) in self
-            .small
-            .chunks_exact_mut(SMALL)
-            .zip(&mut acc.metrics)
-            .zip(row)
-        {
-            // A negative value wraps past every cell.
-            match counts.get_mut(v as usize) {
-                Some(c) => *c += 1,
-                None => h.add(v),
+        // A negative value wraps past every cell.
+        if row.iter().all(|&v| (v as u64) < SMALL as u64) {
+            // The common case, tested at once so that the counting loop has no branch.
+            for (counts, &v) in self.small.chunks_exact_mut(SMALL).zip(row) {
+                counts[v as usize % SMALL] += 1;
+            }
+        } else {
+            for ((counts, h), &v) in self
+                .small
+                .chunks_exact_mut(SMALL)
+                .zip(&mut acc.metrics)
+                .zip(row)
+            {
+                match counts.get_mut(v as usize) {
+                    Some(c) => *c += 1,
+                    None => h.add(v),
+                }
             }
         }
         if pairs.is_empty() {
@@ -385,5 +392,77 @@ fn add_column(h: &mut Histogram, values: &[i64]) {
         for &v in values {
             h.add(v);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::stream::trial_stream;
+    use rand::Rng;
+
+    /// The gathering against its plain statement: every metric and every paired difference
+    /// of every row added to its histogram one by one. Rows mix small counts, values at and
+    /// past the table's edge, negatives and large values, in rows of only small values and
+    /// rows with some others, over chunks of several lengths (a flush after each).
+    #[test]
+    fn gathering_adds_what_adding_each_value_adds() {
+        let mut rng = trial_stream(19);
+        let value = |rng: &mut crate::engine::stream::Stream| -> i64 {
+            match rng.next_u32() % 8 {
+                0 => -((rng.next_u32() % 3) as i64) - 1,
+                1 => SMALL as i64 - 1 + (rng.next_u32() % 3) as i64,
+                2 => 1_000 + (rng.next_u32() % 50) as i64,
+                _ => (rng.next_u32() % 4) as i64,
+            }
+        };
+        for case in 0..20 {
+            let m = 1 + (rng.next_u32() % 12) as usize;
+            let pairs: Vec<(usize, usize)> = (0..case % 4)
+                .map(|_| ((rng.next_u32() as usize) % m, (rng.next_u32() as usize) % m))
+                .collect();
+            let mut acc = Gathered::empty(m, pairs.len());
+            let mut plain = Gathered::empty(m, pairs.len());
+            let mut gathering = Gathering::default();
+            for chunk in 0..3 {
+                let rows = [1, BATCH, 3 * BATCH + 17][chunk] + case;
+                for _ in 0..rows {
+                    // Every other row of small values only, so both ways of counting run.
+                    let small_only = rng.next_u32() % 2 == 0;
+                    let row: Vec<i64> = (0..m)
+                        .map(|_| {
+                            if small_only {
+                                (rng.next_u32() % SMALL as u32) as i64
+                            } else {
+                                value(&mut rng)
+                            }
+                        })
+                        .collect();
+                    gathering.add(&row, &pairs, &mut acc);
+                    for (h, &v) in plain.metrics.iter_mut().zip(&row) {
+                        h.add(v);
+                    }
+                    for (h, &(a, b)) in plain.differences.iter_mut().zip(&pairs) {
+                        h.add(row[a] - row[b]);
+                    }
+                }
+                gathering.flush(&pairs, &mut acc);
+                assert_eq!(acc, plain, "case {case}, chunk {chunk}");
+            }
+        }
+    }
+
+    /// A chunk cut short leaves nothing behind for the next.
+    #[test]
+    fn a_forgotten_chunk_counts_nothing() {
+        let mut acc = Gathered::empty(2, 1);
+        let mut gathering = Gathering::default();
+        gathering.add(&[1, 2], &[(0, 1)], &mut acc);
+        gathering.forget();
+        gathering.add(&[3, 3], &[(0, 1)], &mut acc);
+        gathering.flush(&[(0, 1)], &mut acc);
+        let cells = |h: &Histogram| h.iter().collect::<Vec<_>>();
+        assert_eq!(cells(&acc.metrics[0]), [(3, 1)]);
+        assert_eq!(cells(&acc.differences[0]), [(0, 1)]);
     }
 }
