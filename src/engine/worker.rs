@@ -246,9 +246,11 @@ impl Gathering {
         if self.small.len() != row.len() * SMALL {
             self.small = vec![0; row.len() * SMALL];
         }
-        // A negative value wraps past every cell.
-        if row.iter().all(|&v| (v as u64) < SMALL as u64) {
-            // The common case, tested at once so that the counting loop has no branch.
+        // A negative value wraps past every cell. The common case, every value small, is
+        // tested at once (no value has a bit at or above SMALL's: SMALL is a power of two),
+        // so that the counting loop has no branch.
+        const _: () = assert!(SMALL.is_power_of_two());
+        if row.iter().fold(0, |bits, &v| bits | v as u64) < SMALL as u64 {
             for (counts, &v) in self.small.chunks_exact_mut(SMALL).zip(row) {
                 counts[v as usize % SMALL] += 1;
             }
