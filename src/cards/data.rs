@@ -248,17 +248,21 @@ impl CardGame {
                 .players
                 .iter()
                 .all(|s| !matches!(s.plays, Plays::Random { .. }))
-            && self.players.iter().flat_map(PlayerSetup::mentioned).all(|c| {
-                self.cards[c as usize].effects.iter().all(|e| {
-                    !matches!(
-                        e,
-                        Effect::Call {
-                            choose: Choose::Random,
-                            ..
-                        }
-                    )
+            && self
+                .players
+                .iter()
+                .flat_map(PlayerSetup::mentioned)
+                .all(|c| {
+                    self.cards[c as usize].effects.iter().all(|e| {
+                        !matches!(
+                            e,
+                            Effect::Call {
+                                choose: Choose::Random,
+                                ..
+                            }
+                        )
+                    })
                 })
-            })
     }
 
     pub fn player(&self, p: usize) -> &PlayerSetup {

@@ -337,7 +337,11 @@ impl Counter<'_> {
     #[inline(always)]
     fn bump(&mut self, player: u8, card: CardIx, metric: usize) {
         let at = (player as usize * self.cards + card as usize) * 5 + metric;
-        if let Some(v) = self.slots.get(at).and_then(|&s| self.out.get_mut(s as usize)) {
+        if let Some(v) = self
+            .slots
+            .get(at)
+            .and_then(|&s| self.out.get_mut(s as usize))
+        {
             *v += 1;
         }
     }

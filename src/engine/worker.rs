@@ -299,7 +299,11 @@ impl Gathering {
         if batch == 0 {
             return;
         }
-        for (column, h) in self.differences.chunks_exact(BATCH).zip(&mut acc.differences) {
+        for (column, h) in self
+            .differences
+            .chunks_exact(BATCH)
+            .zip(&mut acc.differences)
+        {
             add_column(h, &column[..batch]);
         }
     }
