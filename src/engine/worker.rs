@@ -434,7 +434,7 @@ mod tests {
                 let rows = [1, BATCH, 3 * BATCH + 17][chunk] + case;
                 for _ in 0..rows {
                     // Every other row of small values only, so both ways of counting run.
-                    let small_only = rng.next_u32() % 2 == 0;
+                    let small_only = rng.next_u32() & 1 == 0;
                     let row: Vec<i64> = (0..m)
                         .map(|_| {
                             if small_only {
