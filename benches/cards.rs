@@ -4,10 +4,10 @@
 //!
 //! The `gathering` group splits the shipped random-deck scenario's cost between the rules and
 //! the engine's per-trial gathering of its metrics into histograms: the same games played
-//! directly, then each game's row gathered the way the engine's worker does it (a column
-//! batch), then gathered as a sparse row (only the non-zero metrics added, the zeros counted
-//! once per batch), then counted in a table of small values. The gatherings are local models
-//! written here, not the engine's code.
+//! directly, then each game's row gathered in a column batch (the engine's worker's former
+//! way), then gathered as a sparse row (only the non-zero metrics added, the zeros counted
+//! once per batch), then counted in a table of small values (the worker's way since issue 19).
+//! The gatherings are local models written here, not the engine's code.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rand::Rng;
@@ -120,7 +120,8 @@ fn engine_runs(c: &mut Criterion) {
 const BATCH: usize = 256;
 
 /// The shipped random-deck scenario played directly, then gathered densely (as the engine's
-/// worker does) and sparsely (what an engine taking sparse rows would do).
+/// worker did before it counted small values in a table), sparsely (what an engine taking
+/// sparse rows would do), and in a table of small values (as the worker does).
 fn gathering(c: &mut Criterion) {
     let mut g = c.benchmark_group("gathering");
     const GAMES: u64 = 1 << 16;

@@ -454,6 +454,55 @@ fn every_card_resolves_or_is_cancelled_exactly_once_and_scores_add_up() {
     }
 }
 
+/// A game without random choices is one path without draws: the engine plays it once per
+/// worker and counts every other trial at its leaf. The truth is the game played once and
+/// logged: every trial of the run has each metric at the logged value.
+#[test]
+fn deterministic_games_are_played_once_and_counted() {
+    use rollcall::engine::{self, Monitor, RunSpec, Shard};
+    let spec = RunSpec {
+        trials: 300_000,
+        seed: 4,
+        threads: 1,
+        shard: Shard::WHOLE,
+        precision: None,
+    };
+    let banniere = scripted(
+        r#"["campement", "banniere"]"#,
+        r#"["obesite", "blaspheme"]"#,
+        r#"hand = ["rituel", "charge"]"#,
+    );
+    let p = plan(&banniere);
+    assert!(p.memoise());
+    let log = p.play_logged(0, &mut trial_stream(1));
+    let monitor = Monitor::default();
+    let outcome = engine::run(&p, &spec, &monitor).unwrap();
+    let cells: Vec<Vec<(i64, u64)>> = outcome
+        .gathered
+        .metrics
+        .iter()
+        .map(|h| h.iter().collect())
+        .collect();
+    let expected: Vec<Vec<(i64, u64)>> = log
+        .metrics
+        .iter()
+        .map(|&(_, v)| vec![(v, spec.trials)])
+        .collect();
+    assert_eq!(cells, expected);
+    let played = monitor
+        .played_in_full
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert!(played < 10, "{played} trials played in full");
+
+    // Any random choice among the cards in play makes a game that is played in full: a
+    // random call (Conversion takes a random théurgie of B's hand), a drawn initiative,
+    // random plays. A random caller in the set that no zone names does not count.
+    let random_call = scripted(r#"["conversion"]"#, r#"["brume"]"#, "");
+    assert!(!plan(&random_call).memoise());
+    assert!(!plan(&banniere.replace(r#"initiative = "A""#, r#"initiative = "random""#)).memoise());
+    assert!(!every_card_game(false, 5, 2).memoise());
+}
+
 // ---------------------------------------------------------------------------------------
 // The binary: shipped scenarios, bad input, determinism.
 

@@ -239,6 +239,32 @@ impl CardGame {
         self.initiative
     }
 
+    /// Whether a game never makes a random choice: no shuffled deck or random plays, no drawn
+    /// initiative, no card in play that calls at random (cards of the set that no zone or
+    /// script names never come into play). Its trials are then all alike.
+    pub fn is_deterministic(&self) -> bool {
+        self.initiative != Initiative::Random
+            && self
+                .players
+                .iter()
+                .all(|s| !matches!(s.plays, Plays::Random { .. }))
+            && self
+                .players
+                .iter()
+                .flat_map(PlayerSetup::mentioned)
+                .all(|c| {
+                    self.cards[c as usize].effects.iter().all(|e| {
+                        !matches!(
+                            e,
+                            Effect::Call {
+                                choose: Choose::Random,
+                                ..
+                            }
+                        )
+                    })
+                })
+    }
+
     pub fn player(&self, p: usize) -> &PlayerSetup {
         &self.players[p.min(1)]
     }

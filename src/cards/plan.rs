@@ -28,9 +28,10 @@ pub struct CardPlan {
     metrics: Vec<MetricName>,
     /// Metrics per arm.
     per_arm: usize,
-    /// `slots[p * cards + c][m]`: where metric `CARD_METRICS[m]` of card c for player p sits
-    /// in an arm's block, or `NO_SLOT` when that metric can never be non-zero.
-    slots: Vec<[u32; 5]>,
+    /// `slots[(p * cards + c) * 5 + m]`: where metric `CARD_METRICS[m]` of card c for player
+    /// p sits in an arm's block, or `per_arm` (a spare cell past the block, see [`Scratch`])
+    /// when that metric can never be non-zero.
+    slots: Vec<u32>,
     score_slots: [usize; 2],
     values: Vec<i64>,
     /// The orderings of each enumerating player (empty for the others).
@@ -42,10 +43,13 @@ pub struct CardPlan {
     pairs: Vec<(usize, usize)>,
 }
 
-/// Per-worker memory: the table and the cards played this turn.
+/// Per-worker memory: the table, the cards played this turn, and the metrics of the game
+/// being played, counted with one spare cell at the end that takes the counts of metrics left
+/// out (so counting needs no test).
 pub struct Scratch {
     table: Table,
     played: [Vec<CardIx>; 2],
+    row: Vec<i64>,
 }
 
 impl CardPlan {
@@ -97,6 +101,11 @@ impl CardPlan {
                 .collect()
         };
         let per_arm = names.len();
+        let slots = slots
+            .iter()
+            .flatten()
+            .map(|&s| if s == NO_SLOT { per_arm as u32 } else { s })
+            .collect();
         let pairs = if orderings.iter().all(Vec::is_empty) {
             Vec::new()
         } else {
@@ -226,20 +235,13 @@ impl CardPlan {
         let mut log = GameLog::default();
         self.play_game(arm, &mut scratch, rng, &mut log);
         let block = arm.min(self.arms - 1) * self.per_arm;
-        let mut out = vec![0; self.metrics.len()];
-        let mut counter = Counter {
-            out: &mut out[block..block + self.per_arm],
-            slots: &self.slots,
-            cards: self.game.cards.len(),
-            score: self.score_slots,
-            values: &self.values,
-        };
+        let mut counter = self.counter(&mut scratch.row);
         for e in log.turns.iter().flat_map(|t| &t.events) {
             counter.event(*e);
         }
         log.metrics = self.metrics[block..block + self.per_arm]
             .iter()
-            .zip(&out[block..])
+            .zip(&scratch.row)
             .map(|(m, &v)| (m.name.clone(), v))
             .collect();
         for t in &mut log.turns {
@@ -250,6 +252,21 @@ impl CardPlan {
                 .collect();
         }
         log
+    }
+}
+
+impl CardPlan {
+    /// A counter into `row` (`per_arm + 1` cells), zeroed.
+    fn counter<'a>(&'a self, row: &'a mut Vec<i64>) -> Counter<'a> {
+        row.clear();
+        row.resize(self.per_arm + 1, 0);
+        Counter {
+            out: row,
+            slots: &self.slots,
+            cards: self.game.cards.len(),
+            score: self.score_slots,
+            values: &self.values,
+        }
     }
 }
 
@@ -307,10 +324,10 @@ impl Turns for GameLog {
     }
 }
 
-/// Counts events into an arm's block of metrics.
+/// Counts events into an arm's block of metrics and a spare cell.
 struct Counter<'a> {
     out: &'a mut [i64],
-    slots: &'a [[u32; 5]],
+    slots: &'a [u32],
     cards: usize,
     score: [usize; 2],
     values: &'a [i64],
@@ -319,11 +336,13 @@ struct Counter<'a> {
 impl Counter<'_> {
     #[inline(always)]
     fn bump(&mut self, player: u8, card: CardIx, metric: usize) {
-        let at = player as usize * self.cards + card as usize;
-        if let Some(slots) = self.slots.get(at) {
-            if let Some(v) = self.out.get_mut(slots[metric] as usize) {
-                *v += 1;
-            }
+        let at = (player as usize * self.cards + card as usize) * 5 + metric;
+        if let Some(v) = self
+            .slots
+            .get(at)
+            .and_then(|&s| self.out.get_mut(s as usize))
+        {
+            *v += 1;
         }
     }
 }
@@ -368,12 +387,16 @@ impl Trial for CardPlan {
                 Vec::with_capacity(self.game.cards_per_turn),
                 Vec::with_capacity(self.game.cards_per_turn),
             ],
+            row: vec![0; self.per_arm + 1],
         }
     }
 
-    /// Shuffles and random choices draw raw words, so games are never memoised.
+    /// Shuffles and random choices draw raw words, which the engine cannot remember, so only
+    /// a game without any (scripted or enumerated plays, a fixed or alternating initiative,
+    /// no call choosing at random) is memoised: its every trial is then one path without
+    /// draws, counted once per chunk instead of played.
     fn memoise(&self) -> bool {
-        false
+        self.game.is_deterministic()
     }
 
     fn play<'t, D: Draws<'t>>(
@@ -387,15 +410,36 @@ impl Trial for CardPlan {
         let Some(block) = out.get_mut(start..start + self.per_arm) else {
             return;
         };
-        block.fill(0);
-        let mut counter = Counter {
-            out: block,
-            slots: &self.slots,
-            cards: self.game.cards.len(),
-            score: self.score_slots,
-            values: &self.values,
-        };
-        self.play_game(arm, scratch, draws.words(), &mut counter);
+        let mut row = std::mem::take(&mut scratch.row);
+        let mut counter = self.counter(&mut row);
+        self.play_game(arm, scratch, &mut LazyWords(draws), &mut counter);
+        block.copy_from_slice(&row[..self.per_arm]);
+        scratch.row = row;
+    }
+}
+
+/// The engine's raw words, asked for only when a random choice is made: a game that makes
+/// none never asks, so the engine may remember it ([`Draws::words`] marks a trial that asks
+/// as one to play in full).
+struct LazyWords<'a, D>(&'a mut D);
+
+impl<'t, D: Draws<'t>> rand::TryRng for LazyWords<'_, D> {
+    type Error = std::convert::Infallible;
+
+    #[inline]
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok(self.0.words().next_u32())
+    }
+
+    #[inline]
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(self.0.words().next_u64())
+    }
+
+    #[inline]
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        self.0.words().fill_bytes(dst);
+        Ok(())
     }
 }
 

@@ -10,10 +10,17 @@ use crate::dice::{SuccessCount, AMBIGUOUS};
 use crate::stats::Histogram;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Trials played before their metrics are added to the histograms, column by column: a
-/// metric that did not change across the batch (common: most metrics of most steps) costs one
-/// comparison per trial instead of a histogram update.
+/// Trials played before their paired differences are added to the histograms, column by
+/// column: a difference that did not change across the batch costs one comparison per trial
+/// instead of a histogram update.
 const BATCH: usize = 256;
+
+/// Values from 0 to `SMALL - 1` of a metric are counted in the metric's row of a table for the
+/// chunk, folded into its histogram at the chunk's end: most metrics of a trial played in full
+/// are small counts (cards played, models restored), and an increment in a table that stays in
+/// the first-level cache is cheaper than a histogram update or a column store. Other values go
+/// to the histogram at once. Histograms are canonical, so the order of counting changes nothing.
+const SMALL: usize = 16;
 
 /// Trials of a chunk walked side by side before the engine looks again at what the tree knows:
 /// a part of a chunk. Each segment costs a setup (the tree's checks, the walk's buffers and
@@ -28,12 +35,8 @@ pub(crate) struct Worker<'t, T: Trial> {
     player: Player<'t, T>,
     /// One per arm.
     trees: Vec<Tree<'t>>,
-    /// Column-major: column j holds metric j for the batch's trials, contiguous so the
-    /// "unchanged across the batch" test vectorises.
-    columns: Vec<i64>,
-    differences: Vec<i64>,
-    /// Trials in `columns`.
-    filled: usize,
+    /// Where rows of trials played in full are counted.
+    gathering: Gathering,
     /// Trials of several arms.
     arms: Arms,
 }
@@ -45,11 +48,7 @@ impl<'t, T: Trial> Worker<'t, T> {
             trees: (0..trial.arms())
                 .map(|arm| Tree::new(trial, arm, trial.memoise()))
                 .collect(),
-            // Taken when a trial is first played in full: a sweep of many points has many
-            // metrics, and may never need it.
-            columns: Vec::new(),
-            differences: vec![0; BATCH],
-            filled: 0,
+            gathering: Gathering::default(),
             arms: Arms::new(trial),
         }
     }
@@ -68,16 +67,16 @@ impl<'t, T: Trial> Worker<'t, T> {
         let n = chunk_len(spec.trials, chunk);
         if trial.arms() == 1 {
             if !self.play_one_arm(trial, &mut lanes, n, acc, stop) {
-                self.filled = 0;
+                self.gathering.forget();
                 return false;
             }
         } else {
             if !self.play_arms(trial, &mut lanes, n, acc, stop) {
-                self.filled = 0;
+                self.gathering.forget();
                 return false;
             }
         }
-        self.flush(trial, acc);
+        self.gathering.flush(trial.pairs(), acc);
         self.arms.drain_into(&self.trees, acc);
         acc.trials += n;
         acc.chunks += 1;
@@ -88,7 +87,7 @@ impl<'t, T: Trial> Worker<'t, T> {
     /// stream seeded from it ([`stream::trial_stream`]): common random numbers. A trial whose
     /// arms all end at leaves is counted by its leaves, per arm and per pair of arms compared,
     /// and expanded at the end of the chunk; one with an arm played in full goes to the
-    /// column batch as a row.
+    /// gathering as a row.
     ///
     /// Returns false when `stop` cut the chunk short: what it counted is then forgotten.
     fn play_arms(
@@ -116,8 +115,7 @@ impl<'t, T: Trial> Worker<'t, T> {
                 }
                 for t in 0..len {
                     if let Some(row) = self.arms.row_of(t, m, &self.trees) {
-                        self.player.out.copy_from_slice(row);
-                        self.push_out(trial, acc);
+                        self.gathering.add(row, trial.pairs(), acc);
                     }
                 }
                 self.arms.count_block(len, lane);
@@ -177,8 +175,7 @@ impl<'t, T: Trial> Worker<'t, T> {
                     self.trees[0].play_lanes(&mut self.player, lanes, quota);
                     let played = std::mem::take(&mut self.player.ended.played);
                     for row in played.chunks_exact(self.player.out.len().max(1)) {
-                        self.player.out.copy_from_slice(row);
-                        self.push_out(trial, acc);
+                        self.gathering.add(row, trial.pairs(), acc);
                     }
                     self.player.ended.played = played;
                 }
@@ -223,44 +220,98 @@ impl<'t, T: Trial> Worker<'t, T> {
     fn walk_one(&mut self, trial: &'t T, rng: &mut LaneState, lane: usize, acc: &mut Gathered) {
         match self.trees[0].walk(&mut self.player, rng) {
             Walked::Leaf(leaf) => self.player.ended.leaves.add(leaf, lane, 1),
-            Walked::Played => self.push_out(trial, acc),
+            Walked::Played => self.gathering.add(&self.player.out, trial.pairs(), acc),
         }
     }
+}
 
-    /// Adds `out` as one trial of the column batch.
-    fn push_out(&mut self, trial: &T, acc: &mut Gathered) {
-        if self.columns.is_empty() {
-            self.columns = vec![0; self.player.out.len() * BATCH];
+/// The rows of a chunk's trials played in full, being counted: metrics in a table of small
+/// values (see [`SMALL`]), paired differences in a column batch.
+#[derive(Default)]
+struct Gathering {
+    /// `small[j * SMALL + v]`: the chunk's trials whose metric j was v. Taken when a trial is
+    /// first played in full: a sweep of many points has many metrics, and may never need it.
+    small: Vec<u32>,
+    /// Column-major: column i holds pair i's differences for the batch's trials, contiguous
+    /// so the "unchanged across the batch" test vectorises.
+    differences: Vec<i64>,
+    /// Trials in `differences`.
+    filled: usize,
+}
+
+impl Gathering {
+    /// Counts one trial's row of metrics.
+    #[inline]
+    fn add(&mut self, row: &[i64], pairs: &[(usize, usize)], acc: &mut Gathered) {
+        if self.small.len() != row.len() * SMALL {
+            self.small = vec![0; row.len() * SMALL];
         }
-        for (j, &v) in self.player.out.iter().enumerate() {
-            self.columns[j * BATCH + self.filled] = v;
+        // A negative value wraps past every cell. The common case, every value small, is
+        // tested at once (no value has a bit at or above SMALL's: SMALL is a power of two),
+        // so that the counting loop has no branch.
+        const _: () = assert!(SMALL.is_power_of_two());
+        if row.iter().fold(0, |bits, &v| bits | v as u64) < SMALL as u64 {
+            for (counts, &v) in self.small.chunks_exact_mut(SMALL).zip(row) {
+                counts[v as usize % SMALL] += 1;
+            }
+        } else {
+            for ((counts, h), &v) in self
+                .small
+                .chunks_exact_mut(SMALL)
+                .zip(&mut acc.metrics)
+                .zip(row)
+            {
+                match counts.get_mut(v as usize) {
+                    Some(c) => *c += 1,
+                    None => h.add(v),
+                }
+            }
+        }
+        if pairs.is_empty() {
+            return;
+        }
+        if self.differences.len() != pairs.len() * BATCH {
+            self.differences = vec![0; pairs.len() * BATCH];
+        }
+        for (column, &(a, b)) in self.differences.chunks_exact_mut(BATCH).zip(pairs) {
+            column[self.filled] = row[a] - row[b];
         }
         self.filled += 1;
         if self.filled == BATCH {
-            self.flush(trial, acc);
+            self.flush_differences(acc);
         }
     }
 
-    fn flush(&mut self, trial: &T, acc: &mut Gathered) {
+    /// Adds everything counted to `acc`.
+    fn flush(&mut self, pairs: &[(usize, usize)], acc: &mut Gathered) {
+        for (counts, h) in self.small.chunks_exact_mut(SMALL).zip(&mut acc.metrics) {
+            for (v, c) in counts.iter_mut().enumerate() {
+                h.add_count(v as i64, u64::from(std::mem::take(c)));
+            }
+        }
+        if !pairs.is_empty() {
+            self.flush_differences(acc);
+        }
+    }
+
+    fn flush_differences(&mut self, acc: &mut Gathered) {
         let batch = std::mem::take(&mut self.filled);
         if batch == 0 {
             return;
         }
-        for (column, h) in self.columns.chunks_exact(BATCH).zip(&mut acc.metrics) {
+        for (column, h) in self
+            .differences
+            .chunks_exact(BATCH)
+            .zip(&mut acc.differences)
+        {
             add_column(h, &column[..batch]);
         }
-        for (h, &(a, b)) in acc.differences.iter_mut().zip(trial.pairs()) {
-            let (first, second) = (&self.columns[a * BATCH..], &self.columns[b * BATCH..]);
-            for (d, (x, y)) in self
-                .differences
-                .iter_mut()
-                .zip(first.iter().zip(second))
-                .take(batch)
-            {
-                *d = x - y;
-            }
-            add_column(h, &self.differences[..batch]);
-        }
+    }
+
+    /// Drops what was counted (a chunk cut short).
+    fn forget(&mut self) {
+        self.small.fill(0);
+        self.filled = 0;
     }
 }
 
@@ -347,5 +398,77 @@ fn add_column(h: &mut Histogram, values: &[i64]) {
         for &v in values {
             h.add(v);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::stream::trial_stream;
+    use rand::Rng;
+
+    /// The gathering against its plain statement: every metric and every paired difference
+    /// of every row added to its histogram one by one. Rows mix small counts, values at and
+    /// past the table's edge, negatives and large values, in rows of only small values and
+    /// rows with some others, over chunks of several lengths (a flush after each).
+    #[test]
+    fn gathering_adds_what_adding_each_value_adds() {
+        let mut rng = trial_stream(19);
+        let value = |rng: &mut crate::engine::stream::Stream| -> i64 {
+            match rng.next_u32() % 8 {
+                0 => -((rng.next_u32() % 3) as i64) - 1,
+                1 => SMALL as i64 - 1 + (rng.next_u32() % 3) as i64,
+                2 => 1_000 + (rng.next_u32() % 50) as i64,
+                _ => (rng.next_u32() % 4) as i64,
+            }
+        };
+        for case in 0..20 {
+            let m = 1 + (rng.next_u32() % 12) as usize;
+            let pairs: Vec<(usize, usize)> = (0..case % 4)
+                .map(|_| ((rng.next_u32() as usize) % m, (rng.next_u32() as usize) % m))
+                .collect();
+            let mut acc = Gathered::empty(m, pairs.len());
+            let mut plain = Gathered::empty(m, pairs.len());
+            let mut gathering = Gathering::default();
+            for chunk in 0..3 {
+                let rows = [1, BATCH, 3 * BATCH + 17][chunk] + case;
+                for _ in 0..rows {
+                    // Every other row of small values only, so both ways of counting run.
+                    let small_only = rng.next_u32() & 1 == 0;
+                    let row: Vec<i64> = (0..m)
+                        .map(|_| {
+                            if small_only {
+                                (rng.next_u32() % SMALL as u32) as i64
+                            } else {
+                                value(&mut rng)
+                            }
+                        })
+                        .collect();
+                    gathering.add(&row, &pairs, &mut acc);
+                    for (h, &v) in plain.metrics.iter_mut().zip(&row) {
+                        h.add(v);
+                    }
+                    for (h, &(a, b)) in plain.differences.iter_mut().zip(&pairs) {
+                        h.add(row[a] - row[b]);
+                    }
+                }
+                gathering.flush(&pairs, &mut acc);
+                assert_eq!(acc, plain, "case {case}, chunk {chunk}");
+            }
+        }
+    }
+
+    /// A chunk cut short leaves nothing behind for the next.
+    #[test]
+    fn a_forgotten_chunk_counts_nothing() {
+        let mut acc = Gathered::empty(2, 1);
+        let mut gathering = Gathering::default();
+        gathering.add(&[1, 2], &[(0, 1)], &mut acc);
+        gathering.forget();
+        gathering.add(&[3, 3], &[(0, 1)], &mut acc);
+        gathering.flush(&[(0, 1)], &mut acc);
+        let cells = |h: &Histogram| h.iter().collect::<Vec<_>>();
+        assert_eq!(cells(&acc.metrics[0]), [(3, 1)]);
+        assert_eq!(cells(&acc.differences[0]), [(0, 1)]);
     }
 }
