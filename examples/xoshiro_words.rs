@@ -1,7 +1,8 @@
 //! The scalar xoshiro256++ word rate on one thread: the baseline `benches/compare/compare.py`
 //! reads card turns against (group "cards"), as `cargo bench --bench engine -- baseline` does
 //! for criterion. Draws N words (the first argument, default 2^30) from one trial stream and
-//! prints, as one JSON line, how many and the seconds the draws took (process start excluded).
+//! prints, as one JSON line, how many and the seconds the draws took (process start excluded;
+//! the compare script times the whole process instead, as it times rollcall's rows).
 
 use rand::Rng;
 use rollcall::engine::stream;

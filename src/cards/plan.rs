@@ -28,9 +28,9 @@ pub struct CardPlan {
     metrics: Vec<MetricName>,
     /// Metrics per arm.
     per_arm: usize,
-    /// `slots[(p * cards + c) * 5 + m]`: where metric `CARD_METRICS[m]` of card c for player
-    /// p sits in an arm's block, or `per_arm` (a spare cell past the block, see [`Scratch`])
-    /// when that metric can never be non-zero.
+    /// `slots[(p * cards + c) * CARD_METRICS.len() + m]`: where metric `CARD_METRICS[m]` of
+    /// card c for player p sits in an arm's block, or `per_arm` (a spare cell past the block,
+    /// see [`Scratch`]) when that metric can never be non-zero.
     slots: Vec<u32>,
     score_slots: [usize; 2],
     values: Vec<i64>,
@@ -45,7 +45,7 @@ pub struct CardPlan {
 
 /// Per-worker memory: the table, the cards played this turn, and the metrics of the game
 /// being played, counted with one spare cell at the end that takes the counts of metrics left
-/// out (so counting needs no test).
+/// out (so counting has no test for a missing slot).
 pub struct Scratch {
     table: Table,
     played: [Vec<CardIx>; 2],
@@ -56,7 +56,7 @@ impl CardPlan {
     pub fn compile(game: &CardGame) -> CardPlan {
         let game = game.clone();
         let n = game.cards.len();
-        let mut slots = vec![[NO_SLOT; 5]; 2 * n];
+        let mut slots = vec![[NO_SLOT; CARD_METRICS.len()]; 2 * n];
         let mut names = Vec::new();
         let mut score_slots = [0; 2];
         for (p, player) in PLAYERS.iter().enumerate() {
@@ -336,7 +336,7 @@ struct Counter<'a> {
 impl Counter<'_> {
     #[inline(always)]
     fn bump(&mut self, player: u8, card: CardIx, metric: usize) {
-        let at = (player as usize * self.cards + card as usize) * 5 + metric;
+        let at = (player as usize * self.cards + card as usize) * CARD_METRICS.len() + metric;
         if let Some(v) = self
             .slots
             .get(at)
@@ -394,7 +394,7 @@ impl Trial for CardPlan {
     /// Shuffles and random choices draw raw words, which the engine cannot remember, so only
     /// a game without any (scripted or enumerated plays, a fixed or alternating initiative,
     /// no call choosing at random) is memoised: its every trial is then one path without
-    /// draws, counted once per chunk instead of played.
+    /// draws, played once per worker and counted for every other trial.
     fn memoise(&self) -> bool {
         self.game.is_deterministic()
     }

@@ -246,7 +246,7 @@ impl Gathering {
         if self.small.len() != row.len() * SMALL {
             self.small = vec![0; row.len() * SMALL];
         }
-        // A negative value wraps past every cell. The common case, every value small, is
+        // A negative value has no cell. The common case, every value small, is
         // tested at once (no value has a bit at or above SMALL's: SMALL is a power of two),
         // so that the counting loop has no branch.
         const _: () = assert!(SMALL.is_power_of_two());
@@ -261,7 +261,7 @@ impl Gathering {
                 .zip(&mut acc.metrics)
                 .zip(row)
             {
-                match counts.get_mut(v as usize) {
+                match usize::try_from(v).ok().and_then(|i| counts.get_mut(i)) {
                     Some(c) => *c += 1,
                     None => h.add(v),
                 }

@@ -215,9 +215,9 @@ pub fn play(
                 if work.len() + ended.len() > MAX_STATES {
                     return Err(format!(
                         "the dynamic programme holds {} distinct configurations, over the limit \
-                         of {MAX_STATES}; their states: {}",
+                         of {MAX_STATES}; {}",
                         work.len() + ended.len(),
-                        super::state::breakdown(
+                        super::state::breakdown_of_configurations(
                             work.keys()
                                 .map(|c| &c.state)
                                 .chain(ended.keys().map(|e| &e.0))

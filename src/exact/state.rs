@@ -50,6 +50,20 @@ impl UnitState {
 
 pub type State = Vec<UnitState>;
 
+/// [`breakdown`] for an engagement's configurations, which also differ by round, turn,
+/// cursors and what was declared: first how many distinct states they hold, so that a user
+/// sees when those, not the states, keep histories apart.
+pub fn breakdown_of_configurations<'a>(states: impl Iterator<Item = &'a State> + Clone) -> String {
+    let distinct = states
+        .clone()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    format!(
+        "they hold {distinct} distinct states: {}",
+        breakdown(states)
+    )
+}
+
 /// Why a programme grew: how many of `states` stay distinct once the reported totals
 /// (restored, lost, damage taken), or where models stand, or both, are left out. Said in a
 /// refusal, it tells a user whether the dice or the geometry keep histories apart.
@@ -114,6 +128,12 @@ mod tests {
             breakdown(states.iter()),
             "3 without the reported totals restored, lost and damage taken, 3 without where \
              models stand, 2 without either"
+        );
+        // Configurations that repeat a state (the first, twice) count it once.
+        assert_eq!(
+            breakdown_of_configurations(states.iter().chain(&states[..1])),
+            "they hold 4 distinct states: 3 without the reported totals restored, lost and \
+             damage taken, 3 without where models stand, 2 without either"
         );
     }
 }
