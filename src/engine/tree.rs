@@ -846,9 +846,56 @@ impl<'t> Tree<'t> {
         Next::of(self.child(branch, w))
     }
 
+    /// Where every walk starts.
+    #[inline]
+    pub fn start(&self) -> At {
+        At(if self.remember { self.root } else { UNSEEN })
+    }
+
+    /// Where drawing word `w` at `at` leads; a place that is not a branch stays where it is.
+    /// Trials walked side by side then all take the same steps, whatever their depth, and a
+    /// step costs a load and a select rather than a branch per trial, which mispredicts as
+    /// often as trials end (timed on configs/advise-rally-or-shoot.toml, eight arms of three
+    /// or four draws: the branching walk was half as slow again).
+    #[inline(always)]
+    pub fn advance(&self, at: At, w: u64) -> At {
+        let e = at.0;
+        let open = e < LEAF;
+        // A place that is not a branch reads the first branch's guide, and ignores it.
+        let key =
+            ((u32::from(open) * e) as usize) << GUIDE_BITS | (w >> (64 - GUIDE_BITS)) as usize;
+        let g = self.guides.get(key).copied().unwrap_or(GUIDE_SLOW);
+        if open && g >= GUIDE_SPLIT {
+            return At(self.child_past(e, w, g));
+        }
+        At(std::hint::select_unpredictable(
+            open,
+            from_guide(Entry::from(g)),
+            e,
+        ))
+    }
+
     /// The draw made at branch `branch` (named by a [`Next`]).
     pub fn draw_at(&self, branch: u32) -> Draw<'t> {
         self.branches[branch as usize].draw
+    }
+}
+
+/// Where a walk stands ([`Tree::start`], [`Tree::advance`]): a branch, a leaf or a node no
+/// walk knows, as the tree stores it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct At(Entry);
+
+impl At {
+    /// Whether a trial standing here draws again.
+    #[inline]
+    pub fn open(self) -> bool {
+        self.0 < LEAF
+    }
+
+    #[inline]
+    pub fn next(self) -> Next {
+        Next::of(self.0)
     }
 }
 
@@ -1621,6 +1668,7 @@ mod tests {
         names: Vec<MetricName>,
         draws: u32,
         announce: bool,
+        memoise: bool,
     }
 
     impl Flips {
@@ -1634,6 +1682,7 @@ mod tests {
                 names,
                 draws,
                 announce,
+                memoise: true,
             }
         }
     }
@@ -1650,6 +1699,9 @@ mod tests {
             &[]
         }
         fn scratch(&self) {}
+        fn memoise(&self) -> bool {
+            self.memoise
+        }
         fn play<'t, D: Draws<'t>>(&'t self, _: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
             let mut ones = 0;
             for _ in 0..self.draws {
@@ -1708,6 +1760,45 @@ mod tests {
             "unguided branches reached"
         );
         assert!(tree.guides_sound());
+    }
+
+    #[test]
+    fn joined_paths_past_the_shared_words_count_as_rows_played_in_full_count() {
+        // Arms walk a trial's first words side by side, and paths longer than those on their
+        // own streams: thirteen flips also go through branches past the guided ones, and
+        // announced states make graphs. Playing every arm in full is the truth.
+        use crate::engine::{Joined, Pairing};
+        let joined = |memoise: bool| {
+            let parts =
+                [(13, false), (6, true), (2, false), (9, true)].map(|(draws, announce)| Flips {
+                    memoise,
+                    ..Flips::new(draws, announce)
+                });
+            Joined::new(parts.into(), Pairing::Every)
+        };
+        let trials = 300_000;
+        let spec = RunSpec {
+            trials,
+            seed: 12,
+            threads: 2,
+            shard: Shard::WHOLE,
+            precision: None,
+        };
+        let monitor = Monitor::default();
+        let counted = run(&joined(true), &spec, &monitor).unwrap().gathered;
+        let played = run(&joined(false), &spec, &Monitor::default())
+            .unwrap()
+            .gathered;
+        assert_eq!(counted.differences[0].total(), trials);
+        assert_eq!(counted, played);
+        // The arms' paths were mostly walked, not played: the walks were compared.
+        let full = monitor
+            .played_in_full
+            .load(std::sync::atomic::Ordering::Relaxed);
+        assert!(
+            full < trials / 4,
+            "{full} of {trials} trials played in full"
+        );
     }
 
     #[test]
