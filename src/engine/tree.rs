@@ -861,18 +861,20 @@ impl<'t> Tree<'t> {
     pub fn advance(&self, at: At, w: u64) -> At {
         let e = at.0;
         let open = e < LEAF;
-        // A place that is not a branch reads the first branch's guide, and ignores it.
-        let key =
-            ((u32::from(open) * e) as usize) << GUIDE_BITS | (w >> (64 - GUIDE_BITS)) as usize;
-        let g = self.guides.get(key).copied().unwrap_or(GUIDE_SLOW);
-        if open && g >= GUIDE_SPLIT {
-            return At(self.child_past(e, w, g));
-        }
-        At(std::hint::select_unpredictable(
-            open,
-            from_guide(Entry::from(g)),
-            e,
-        ))
+        // A place that is not a branch steps from the first branch, and keeps where it is:
+        // whether it is open is never branched on.
+        let branch = u32::from(open) * e;
+        let key = (branch as usize) << GUIDE_BITS | (w >> (64 - GUIDE_BITS)) as usize;
+        let next = match self.guides.get(key).copied().unwrap_or(GUIDE_SLOW) {
+            // `from_guide` with bits, not a branch on whether it names a leaf.
+            g if g < GUIDE_SPLIT => {
+                let g = Entry::from(g);
+                let leaf = g & Entry::from(GUIDE_LEAF);
+                g ^ leaf | leaf << (LEAF.trailing_zeros() - GUIDE_LEAF.trailing_zeros())
+            }
+            g => self.child_past(branch, w, g),
+        };
+        At(std::hint::select_unpredictable(open, next, e))
     }
 
     /// The draw made at branch `branch` (named by a [`Next`]).
