@@ -351,12 +351,14 @@ impl Arms {
                     });
                     // Every trial takes a step on each shared word while any still draws:
                     // those that ended stay where they are.
+                    let words: [[u64; SHARED_WORDS]; SIDE] =
+                        std::array::from_fn(|i| self.words[trial[i]]);
                     let mut at = [root; SIDE];
                     for depth in 0..SHARED_WORDS {
                         let mut open = false;
-                        for i in 0..SIDE {
-                            at[i] = tree.advance(at[i], self.words[trial[i]][depth]);
-                            open |= at[i].open();
+                        for (place, words) in at.iter_mut().zip(&words) {
+                            *place = tree.advance(*place, words[depth]);
+                            open |= place.open();
                         }
                         if !open {
                             break;
