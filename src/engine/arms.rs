@@ -365,7 +365,8 @@ impl Arms {
                         }
                     }
                     // Paths longer than the shared words go on side by side, each on its
-                    // own stream past them.
+                    // stream replayed past them: the block keeps no stream after the shared
+                    // words, since most paths end within them.
                     let mut longer = [0; SIDE];
                     let mut live = 0;
                     for (i, &here) in at.iter().enumerate().take(side) {
