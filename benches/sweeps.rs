@@ -7,6 +7,9 @@
 //! `rally_grid` is the 1,600-point grid of 200 trials a point
 //! (`benches/compare/configs/rally-grid.toml`) timed whole, from the scenario's text to the
 //! histograms, since there setting the points up costs more than playing them.
+//! `advise_rally_or_shoot` is the 8-point sweep of `configs/advise-rally-or-shoot.toml` with
+//! its advice given, each point an engagement of three or four draws: its arms are walked
+//! side by side through their trees, not counted on the grid.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rollcall::app::Compiled;
@@ -18,6 +21,7 @@ use std::hint::black_box;
 const RALLY: &str = include_str!("../configs/rally.toml");
 const RALLY_TABLE: &str = include_str!("../configs/rally-table.toml");
 const RALLY_GRID: &str = include_str!("compare/configs/rally-grid.toml");
+const ADVISE: &str = include_str!("../configs/advise-rally-or-shoot.toml");
 
 fn set(text: &str) -> ScenarioSet {
     scenario::parse(text, "bench", &[]).expect("shipped scenario loads")
@@ -61,6 +65,18 @@ fn sweeps(c: &mut Criterion) {
     g.throughput(Throughput::Elements(TABLE * table.variants.len() as u64));
     g.bench_function("rally_table", |b| {
         b.iter(|| black_box(engine::run(&*joined, &spec(TABLE), &Monitor::default()).unwrap()))
+    });
+
+    const ADVISED: u64 = 1 << 20;
+    let advise = set(ADVISE);
+    let mut compiled = Compiled::compile(&advise);
+    rollcall::app::advise_plans(&advise, &mut compiled).expect("the shipped advice is given");
+    let Compiled::Battle(joined) = compiled else {
+        unreachable!("advise-rally-or-shoot is a battle")
+    };
+    g.throughput(Throughput::Elements(ADVISED * advise.variants.len() as u64));
+    g.bench_function("advise_rally_or_shoot", |b| {
+        b.iter(|| black_box(engine::run(&*joined, &spec(ADVISED), &Monitor::default()).unwrap()))
     });
 
     let grid = set(RALLY_GRID);

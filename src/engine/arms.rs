@@ -98,11 +98,9 @@ impl PairCounts {
 pub(crate) struct Arms {
     /// Trials in a block.
     block: usize,
-    /// Each trial of the block's stream, the first words it draws, and the stream after
-    /// them.
+    /// Each trial of the block's stream, and the first words it draws.
     streams: Vec<Stream>,
     words: Vec<[u64; SHARED_WORDS]>,
-    rest: Vec<Stream>,
     /// The trials an arm's tree does not know the path of, walked alone.
     alone_walks: Vec<u32>,
     /// `ended[arm * block + t]`: where arm `arm` of the block's trial t ended, a leaf or
@@ -185,7 +183,6 @@ impl Arms {
             block,
             streams: Vec::with_capacity(block),
             words: vec![[0; SHARED_WORDS]; block],
-            rest: Vec::with_capacity(block),
             alone_walks: Vec::with_capacity(block),
             ended: vec![PLAYED; arms * block],
             played: vec![false; block],
@@ -289,13 +286,11 @@ impl Arms {
         let len = left.min(self.block as u64) as usize;
         self.drawn += len as u64;
         self.streams.clear();
-        self.rest.clear();
         for words in &mut self.words[..len] {
             let stream = stream::trial_stream(lane.next_u64());
             let mut next = stream.clone();
             words.fill_with(|| next.next_u64());
             self.streams.push(stream);
-            self.rest.push(next);
         }
         self.played[..len].fill(false);
         self.walked.clear();
@@ -327,7 +322,8 @@ impl Arms {
         let n = self.walks(arm, len);
         let ended = arm * self.block;
         self.alone_walks.clear();
-        match tree.after(&[]) {
+        let root = tree.start();
+        match root.next() {
             Next::Leaf(leaf) => {
                 for i in 0..n {
                     let t = self.walked(arm, i);
@@ -340,39 +336,78 @@ impl Arms {
                     self.alone_walks.push(t);
                 }
             }
-            Next::Branch(root) => {
+            Next::Branch(_) => {
+                let on_grid = self.on_grid(arm);
                 for from in (0..n).step_by(SIDE) {
                     let side = (n - from).min(SIDE);
-                    let trial: [usize; SIDE] =
-                        std::array::from_fn(|i| self.walked(arm, from + i.min(side - 1)));
+                    // Trials past the last of the block's repeat it; only the first `side`
+                    // count.
+                    let trial: [usize; SIDE] = std::array::from_fn(|i| {
+                        let i = from + i.min(side - 1);
+                        match on_grid {
+                            true => self.walked[i] as usize,
+                            false => i,
+                        }
+                    });
+                    // Every trial takes a step on each shared word while any still draws:
+                    // those that ended stay where they are.
+                    let words: [[u64; SHARED_WORDS]; SIDE] =
+                        std::array::from_fn(|i| self.words[trial[i]]);
                     let mut at = [root; SIDE];
-                    let mut active: [usize; SIDE] = std::array::from_fn(|i| i);
-                    let mut live = side;
+                    for depth in 0..SHARED_WORDS {
+                        let mut open = false;
+                        for (place, words) in at.iter_mut().zip(&words) {
+                            *place = tree.advance(*place, words[depth]);
+                            open |= place.open();
+                        }
+                        if !open {
+                            break;
+                        }
+                    }
+                    // Paths longer than the shared words go on side by side, each on its
+                    // stream replayed past them: the block keeps no stream after the shared
+                    // words, since most paths end within them.
+                    let mut longer = [0; SIDE];
+                    let mut live = 0;
+                    for (i, &here) in at.iter().enumerate().take(side) {
+                        match here.next() {
+                            Next::Branch(_) => {
+                                longer[live] = i;
+                                live += 1;
+                            }
+                            Next::Leaf(leaf) => self.ended[ended + trial[i]] = leaf,
+                            Next::Unknown => self.alone_walks.push(trial[i] as u32),
+                        }
+                    }
+                    if live == 0 {
+                        continue;
+                    }
                     let mut rest: [Option<Stream>; SIDE] = Default::default();
-                    let mut depth = 0;
+                    for &i in &longer[..live] {
+                        let mut stream = self.streams[trial[i]].clone();
+                        for _ in 0..SHARED_WORDS {
+                            stream.next_u64();
+                        }
+                        rest[i] = Some(stream);
+                    }
                     while live > 0 {
                         let mut kept = 0;
                         for j in 0..live {
-                            let i = active[j];
-                            let t = trial[i];
-                            let w = match self.words[t].get(depth) {
-                                Some(&w) => w,
-                                None => rest[i]
-                                    .get_or_insert_with(|| self.rest[t].clone())
-                                    .next_u64(),
+                            let i = longer[j];
+                            let Some(stream) = &mut rest[i] else {
+                                continue;
                             };
-                            match tree.step(at[i], w) {
-                                Next::Branch(b) => {
-                                    at[i] = b;
-                                    active[kept] = i;
+                            at[i] = tree.advance(at[i], stream.next_u64());
+                            match at[i].next() {
+                                Next::Branch(_) => {
+                                    longer[kept] = i;
                                     kept += 1;
                                 }
-                                Next::Leaf(leaf) => self.ended[ended + t] = leaf,
-                                Next::Unknown => self.alone_walks.push(t as u32),
+                                Next::Leaf(leaf) => self.ended[ended + trial[i]] = leaf,
+                                Next::Unknown => self.alone_walks.push(trial[i] as u32),
                             }
                         }
                         live = kept;
-                        depth += 1;
                     }
                 }
             }
