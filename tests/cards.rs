@@ -502,20 +502,14 @@ fn deterministic_games_are_played_once_and_counted() {
     assert!(!plan(&banniere.replace(r#"initiative = "A""#, r#"initiative = "random""#)).memoise());
     assert!(!every_card_game(false, 5, 2).memoise());
     // Random plays alone, the initiative fixed: every other source of chance is absent.
-    let random_plays = r#"[scenario]
-name = "t"
-[cards]
-set = "cards/seed-set.toml"
-cards_per_turn = 2
-initiative = "A"
-[cards.players.A]
-plays = "random"
-hand_size = 3
-deck = ["campement", "banniere", "charge", "rituel"]
-[cards.players.B]
-plays = [["obesite", "blaspheme"]]
-"#;
-    assert!(!plan(random_plays).memoise());
+    let random_plays = scripted(
+        "",
+        r#"["obesite", "blaspheme"]"#,
+        r#"hand_size = 3
+deck = ["campement", "banniere", "charge", "rituel"]"#,
+    )
+    .replacen("plays = []", r#"plays = "random""#, 1);
+    assert!(!plan(&random_plays).memoise());
 }
 
 // ---------------------------------------------------------------------------------------
