@@ -443,19 +443,6 @@ fn best_orders_decide_on_states_that_differ_only_in_where_models_stand() {
     );
     // The simulation plays the advice (the advised option where it can be declared, else the
     // first that can) and agrees.
-    let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("twoshots.toml");
-    std::fs::write(&file, TWO_SHOTS).unwrap();
-    let out = rollcall()
-        .arg("run")
-        .arg(&file)
-        .args(["--trials", "200000", "--validate", "--quiet", "--out"])
-        .arg(tmp.path().join("v"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let csv = std::fs::read_to_string(tmp.path().join("v/validation.csv")).unwrap();
-    assert!(csv.lines().skip(1).all(|r| r.ends_with(",pass")), "{csv}");
+    let csv = common::validated(TWO_SHOTS, &["--trials", "200000"]);
     assert!(csv.contains(",blue.alive,"), "{csv}");
 }

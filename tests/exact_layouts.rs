@@ -342,28 +342,7 @@ round = 5
 
 #[test]
 fn an_exchange_with_responses_and_rallies_after_losses_validates() {
-    let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("cf.toml");
-    std::fs::write(&file, EXCHANGE).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rollcall"))
-        .arg("run")
-        .arg(&file)
-        .args([
-            "--trials",
-            "200000",
-            "--seed",
-            "11",
-            "--validate",
-            "--quiet",
-            "--out",
-        ])
-        .arg(tmp.path().join("v"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let csv = std::fs::read_to_string(tmp.path().join("v/validation.csv")).unwrap();
-    assert!(csv.lines().skip(1).all(|l| l.ends_with(",pass")), "{csv}");
+    let csv = common::validated(EXCHANGE, &["--trials", "200000", "--seed", "11"]);
     // Range after the Rallies is decided by where models stand: sometimes in, sometimes out.
     let r = exact_of(EXCHANGE);
     let out_of_range = pmf(&r, "step3.ineligible");

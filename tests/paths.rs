@@ -3,22 +3,10 @@
 //! they are one draw) and the rules' precomputed placements must give exactly the histograms
 //! of the plain general path, for every shipped battle scenario, sweep point and design arm.
 
-use rollcall::engine::{self, Monitor, RunSpec, Shard};
+mod common;
+
 use rollcall::rules::Plan;
 use rollcall::scenario;
-
-fn gather(plan: &Plan, trials: u64) -> engine::Gathered {
-    let spec = RunSpec {
-        trials,
-        seed: 2024,
-        threads: 2,
-        shard: Shard::WHOLE,
-        precision: None,
-    };
-    engine::run(plan, &spec, &Monitor::default())
-        .expect("engine runs")
-        .gathered
-}
 
 #[test]
 fn shortcuts_give_exactly_what_the_general_path_gives() {
@@ -38,7 +26,11 @@ fn shortcuts_give_exactly_what_the_general_path_gives() {
             let general = Plan::compile(arm).force_general_path();
             // Not a multiple of the chunk or lane count, so partial chunks and lanes run too.
             let trials = 150_003;
-            assert_eq!(gather(&fast, trials), gather(&general, trials), "{name}");
+            assert_eq!(
+                common::gather(&fast, trials, 2024, 2),
+                common::gather(&general, trials, 2024, 2),
+                "{name}"
+            );
             compared += 1;
         }
     }

@@ -6,7 +6,9 @@
 //! another trial's continuation, and the histograms would differ from the general path's,
 //! which never remembers a trial.
 
-use rollcall::engine::{self, Gathered, Monitor, RunSpec, Shard};
+mod common;
+
+use rollcall::engine::{self, Monitor, RunSpec, Shard};
 use rollcall::rules::Plan;
 use rollcall::scenario;
 
@@ -121,19 +123,6 @@ fn random_scenario(case: u64) -> String {
     text
 }
 
-fn gather(plan: &Plan, trials: u64) -> Gathered {
-    let spec = RunSpec {
-        trials,
-        seed: 99,
-        threads: 2,
-        shard: Shard::WHOLE,
-        precision: None,
-    };
-    engine::run(plan, &spec, &Monitor::default())
-        .expect("engine runs")
-        .gathered
-}
-
 #[test]
 fn random_scripts_and_engagements_give_what_the_general_path_gives() {
     let mut compared = 0;
@@ -160,7 +149,7 @@ fn random_scripts_and_engagements_give_what_the_general_path_gives() {
         let got = engine::run(&graph, &spec, &monitor).expect("engine runs");
         assert_eq!(
             got.gathered,
-            gather(&general, trials),
+            common::gather(&general, trials, 99, 2),
             "case {case}\n{text}"
         );
         let full = monitor
@@ -172,68 +161,4 @@ fn random_scripts_and_engagements_give_what_the_general_path_gives() {
     assert_eq!(compared, 60);
     // Most cases are memoised at all: the comparison is of the graph, not of full plays.
     assert!(linked >= 30, "only {linked} cases mostly walked the graph");
-}
-
-/// Every shipped battle scenario (each sweep point, each design of a file with designs),
-/// through the state graph and through the general path: the same histograms. (Card games
-/// have their own check: tests/cards.rs plays a memoised deterministic game against its log.)
-/// One thread over three chunks, so that the worker carries its graph from chunk to chunk.
-#[test]
-fn every_shipped_battle_scenario_gives_what_the_general_path_gives() {
-    let configs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
-    let mut files: Vec<_> = std::fs::read_dir(&configs)
-        .expect("configs/ is readable")
-        .map(|e| e.expect("configs/ entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
-    let mut compared = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file).expect("a shipped file reads");
-        let name = file.display().to_string();
-        let set = scenario::parse(&text, &name, &[]).expect("a shipped file loads");
-        for variant in &set.variants {
-            if variant.scenario.cards.is_some() {
-                continue;
-            }
-            let scenarios = if variant.designs.is_empty() {
-                std::slice::from_ref(&variant.scenario)
-            } else {
-                &variant.designs[..]
-            };
-            for s in scenarios {
-                let spec = RunSpec {
-                    trials: 2 * engine::CHUNK_SIZE + 1,
-                    seed: 99,
-                    threads: 1,
-                    shard: Shard::WHOLE,
-                    precision: None,
-                };
-                let play = |plan: &Plan| {
-                    engine::run(plan, &spec, &Monitor::default())
-                        .expect("engine runs")
-                        .gathered
-                };
-                assert_eq!(
-                    play(&Plan::compile(s)),
-                    play(&Plan::compile(s).force_general_path()),
-                    "{name}, {:?}",
-                    variant.params
-                );
-            }
-        }
-        compared.push(name);
-    }
-    // The battle files at least: a file moved or renamed out of configs/ fails here, not silently.
-    for must in [
-        "exchange-rally.toml",
-        "exchange-volleys.toml",
-        "duel.toml",
-        "rally.toml",
-    ] {
-        assert!(
-            compared.iter().any(|n| n.ends_with(must)),
-            "{must} was not compared"
-        );
-    }
 }

@@ -531,19 +531,6 @@ impl Arms {
         }
     }
 
-    /// Forgets the trials counted: a chunk cut short counts for nothing.
-    pub(crate) fn forget(&mut self) {
-        if let Some(grid) = &mut self.grid {
-            grid.forget();
-        }
-        for counts in &mut self.leaves {
-            counts.drain().for_each(drop);
-        }
-        for c in &mut self.compared {
-            c.counts.drain().for_each(drop);
-        }
-    }
-
     /// Adds the trials counted to `acc`'s histograms and forgets them.
     pub(crate) fn drain_into(&mut self, trees: &[Tree<'_>], acc: &mut Gathered) {
         if let Some(grid) = &mut self.grid {

@@ -65,16 +65,13 @@ impl<'t, T: Trial> Worker<'t, T> {
     ) -> bool {
         let mut lanes = Lanes::new(spec.seed, chunk);
         let n = chunk_len(spec.trials, chunk);
-        if trial.arms() == 1 {
-            if !self.play_one_arm(trial, &mut lanes, n, acc, stop) {
-                self.gathering.forget();
-                return false;
-            }
+        let whole = if trial.arms() == 1 {
+            self.play_one_arm(trial, &mut lanes, n, acc, stop)
         } else {
-            if !self.play_arms(trial, &mut lanes, n, acc, stop) {
-                self.gathering.forget();
-                return false;
-            }
+            self.play_arms(trial, &mut lanes, n, acc, stop)
+        };
+        if !whole {
+            return false;
         }
         self.gathering.flush(trial.pairs(), acc);
         self.arms.drain_into(&self.trees, acc);
@@ -89,7 +86,7 @@ impl<'t, T: Trial> Worker<'t, T> {
     /// and expanded at the end of the chunk; one with an arm played in full goes to the
     /// gathering as a row.
     ///
-    /// Returns false when `stop` cut the chunk short: what it counted is then forgotten.
+    /// False when stopped (see `play_chunk`).
     fn play_arms(
         &mut self,
         trial: &'t T,
@@ -104,7 +101,6 @@ impl<'t, T: Trial> Worker<'t, T> {
             let mut left = trials_on_lane(0, n, lane);
             while left > 0 {
                 if stop.load(Ordering::Relaxed) {
-                    self.arms.forget();
                     return false;
                 }
                 // A block of the lane's trials, arm after arm: an arm's tree and counts stay
@@ -307,12 +303,6 @@ impl Gathering {
             add_column(h, &column[..batch]);
         }
     }
-
-    /// Drops what was counted (a chunk cut short).
-    fn forget(&mut self) {
-        self.small.fill(0);
-        self.filled = 0;
-    }
 }
 
 /// The lane trial `t` of a chunk draws from.
@@ -456,19 +446,5 @@ mod tests {
                 assert_eq!(acc, plain, "case {case}, chunk {chunk}");
             }
         }
-    }
-
-    /// A chunk cut short leaves nothing behind for the next.
-    #[test]
-    fn a_forgotten_chunk_counts_nothing() {
-        let mut acc = Gathered::empty(2, 1);
-        let mut gathering = Gathering::default();
-        gathering.add(&[1, 2], &[(0, 1)], &mut acc);
-        gathering.forget();
-        gathering.add(&[3, 3], &[(0, 1)], &mut acc);
-        gathering.flush(&[(0, 1)], &mut acc);
-        let cells = |h: &Histogram| h.iter().collect::<Vec<_>>();
-        assert_eq!(cells(&acc.metrics[0]), [(3, 1)]);
-        assert_eq!(cells(&acc.differences[0]), [(0, 1)]);
     }
 }

@@ -189,6 +189,30 @@ pub fn ok(args: &[&str]) {
     );
 }
 
+/// Runs scenario `text` with `--validate` (and `extra` arguments) from a temporary file,
+/// requires it to succeed and every row of validation.csv to pass; returns validation.csv.
+pub fn validated(text: &str, extra: &[&str]) -> String {
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let file = tmp.path().join("scenario.toml");
+    std::fs::write(&file, text).expect("the scenario is written");
+    let dir = tmp.path().join("v");
+    let path = |p: &std::path::Path| p.to_str().expect("a UTF-8 temporary path").to_owned();
+    let (file, out) = (path(&file), path(&dir));
+    let mut args = vec![
+        "run",
+        file.as_str(),
+        "--validate",
+        "--quiet",
+        "--out",
+        out.as_str(),
+    ];
+    args.extend(extra);
+    ok(&args);
+    let csv = std::fs::read_to_string(dir.join("validation.csv")).expect("validation.csv");
+    assert!(csv.lines().skip(1).all(|l| l.ends_with(",pass")), "{csv}");
+    csv
+}
+
 /// Rows of a CSV file as maps from column name to cell.
 pub fn csv_rows(path: &std::path::Path) -> Vec<std::collections::HashMap<String, String>> {
     let mut reader = csv::Reader::from_path(path).expect("a CSV file");

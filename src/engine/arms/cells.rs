@@ -237,11 +237,6 @@ impl Grid {
         steps[steps.partition_point(|s| s.0 <= col) - 1].1
     }
 
-    /// Forgets the trials counted.
-    pub(super) fn forget(&mut self) {
-        self.counts.fill(0);
-    }
-
     /// Adds the trials counted to the leaf counts of the arms in `alone` that are on the
     /// grid, and to the joint counts of the pairs in `compared` on it; forgets them.
     pub(super) fn drain(
