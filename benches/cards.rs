@@ -8,9 +8,14 @@
 //! way), then gathered as a sparse row (only the non-zero metrics added, the zeros counted
 //! once per batch), then counted in a table of small values (the worker's way since issue 19).
 //! The gatherings are local models written here, not the engine's code.
+//!
+//! The `effects` group splits the rules' own cost by family of effects: the same scenario
+//! with deck calls, hand calls, discard calls, clones or cancels taken off its cards, and a
+//! local model of its deck draws and random plays alone.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rand::Rng;
+use rollcall::cards::zones::{below, remove_in_order};
 use rollcall::cards::CardPlan;
 use rollcall::engine::{self, stream, Monitor, Plain, RunSpec, Shard, Trial};
 use rollcall::stats::Histogram;
@@ -229,5 +234,110 @@ fn gathering(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, baseline, turns, gathering, engine_runs);
+/// The shipped random-deck scenario with the effects `drop` picks taken off every card of
+/// its set: each card keeps its kind and value, so the same cards are drawn and played.
+fn without_effects(drop: fn(&toml::Table) -> bool) -> CardPlan {
+    let mut scenario: toml::Table =
+        toml::from_str(include_str!("../configs/cards-random.toml")).expect("shipped scenario");
+    let set: toml::Table =
+        toml::from_str(include_str!("../configs/cards/seed-set.toml")).expect("shipped set");
+    let mut cards = set["card"].as_array().expect("[[card]] tables").clone();
+    for card in &mut cards {
+        let card = card.as_table_mut().expect("a card is a table");
+        if let Some(toml::Value::Array(effects)) = card.get_mut("effects") {
+            effects.retain(|e| !drop(e.as_table().expect("an effect is a table")));
+        }
+    }
+    let section = scenario["cards"].as_table_mut().expect("[cards]");
+    section.remove("set");
+    section.insert("card".into(), toml::Value::Array(cards));
+    plan(&toml::to_string(&scenario).expect("serialises"))
+}
+
+fn effect_is(e: &toml::Table, kind: &str) -> bool {
+    e["type"].as_str() == Some(kind)
+}
+
+fn call_from(e: &toml::Table, zone: &str) -> bool {
+    effect_is(e, "call") && e["from"].as_str().is_some_and(|z| z.ends_with(zone))
+}
+
+/// Where a random-deck turn's time goes: the shipped scenario's games played directly with
+/// the whole set, then with one family of effects taken off its cards, then with none; and a
+/// local model of the turn's deck draws and random plays alone (no resolution, no metrics),
+/// written here as plainly as it can be, for the floor that drawing this way puts under a turn.
+fn effects(c: &mut Criterion) {
+    let mut g = c.benchmark_group("effects");
+    const GAMES: u64 = 1 << 16;
+    type Drop = fn(&toml::Table) -> bool;
+    let families: [(&str, Drop); 7] = [
+        ("all_effects", |_| false),
+        ("no_deck_calls", |e| call_from(e, "deck")),
+        ("no_hand_calls", |e| call_from(e, "hand")),
+        ("no_discard_calls", |e| call_from(e, "discard")),
+        ("no_clones", |e| effect_is(e, "clone")),
+        ("no_cancels", |e| effect_is(e, "cancel")),
+        ("no_effects", |_| true),
+    ];
+    for (name, drop) in families {
+        let plan = without_effects(drop);
+        let turns = plan.game().turns() as u64;
+        g.throughput(Throughput::Elements(GAMES * turns));
+        let mut scratch = plan.scratch();
+        let mut out = vec![0i64; plan.metrics().len()];
+        g.bench_function(name, |b| {
+            let mut draws = Plain(stream::trial_stream(1));
+            b.iter(|| {
+                for _ in 0..GAMES {
+                    plan.play(0, &mut scratch, &mut draws, &mut out);
+                }
+                black_box(out[0])
+            })
+        });
+    }
+    // 16-card decks, hands of 5, 2 cards played at random, 3 turns: as the scenario draws.
+    const TURNS: u64 = 3;
+    g.throughput(Throughput::Elements(GAMES * TURNS));
+    g.bench_function("draws_and_plays_model", |b| {
+        let mut rng = stream::trial_stream(1);
+        let full: Vec<u16> = (0..16).collect();
+        let mut decks = [Vec::with_capacity(16), Vec::with_capacity(16)];
+        let mut hands = [Vec::with_capacity(8), Vec::with_capacity(8)];
+        b.iter(|| {
+            let mut played = 0u64;
+            for _ in 0..GAMES {
+                for (deck, hand) in decks.iter_mut().zip(&mut hands) {
+                    deck.clear();
+                    deck.extend_from_slice(&full);
+                    hand.clear();
+                }
+                for _ in 0..TURNS {
+                    for (deck, hand) in decks.iter_mut().zip(&mut hands) {
+                        while hand.len() < 5 {
+                            let n = deck.len();
+                            if n == 0 {
+                                break;
+                            }
+                            let r = below(&mut rng, n as u32) as usize;
+                            let top = deck.pop().expect("n > 0");
+                            hand.push(if r < n - 1 {
+                                std::mem::replace(&mut deck[r], top)
+                            } else {
+                                top
+                            });
+                        }
+                        for _ in 0..2usize.min(hand.len()) {
+                            let i = below(&mut rng, hand.len() as u32) as usize;
+                            played += u64::from(remove_in_order(hand, i));
+                        }
+                    }
+                }
+            }
+            black_box(played)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, baseline, turns, gathering, effects, engine_runs);
 criterion_main!(benches);

@@ -28,12 +28,8 @@ pub struct CardPlan {
     metrics: Vec<MetricName>,
     /// Metrics per arm.
     per_arm: usize,
-    /// `slots[(p * cards + c) * CARD_METRICS.len() + m]`: where metric `CARD_METRICS[m]` of
-    /// card c for player p sits in an arm's block, or `per_arm` (a spare cell past the block,
-    /// see [`Scratch`]) when that metric can never be non-zero.
-    slots: Vec<u32>,
-    score_slots: [usize; 2],
-    values: Vec<i64>,
+    /// `cells[p * cards + c]`: where player p's events with card c are counted.
+    cells: Vec<CardCells>,
     /// The orderings of each enumerating player (empty for the others).
     orderings: [Vec<Ordering>; 2],
     /// Number of B's orderings (1 if B does not enumerate): arm = ia * b_count + ib.
@@ -43,13 +39,10 @@ pub struct CardPlan {
     pairs: Vec<(usize, usize)>,
 }
 
-/// Per-worker memory: the table, the cards played this turn, and the metrics of the game
-/// being played, counted with one spare cell at the end that takes the counts of metrics left
-/// out (so counting has no test for a missing slot).
+/// Per-worker memory: the table and the cards played this turn.
 pub struct Scratch {
     table: Table,
     played: [Vec<CardIx>; 2],
-    row: Vec<i64>,
 }
 
 impl CardPlan {
@@ -101,10 +94,14 @@ impl CardPlan {
                 .collect()
         };
         let per_arm = names.len();
-        let slots = slots
+        let cells = slots
             .iter()
-            .flatten()
-            .map(|&s| if s == NO_SLOT { per_arm as u32 } else { s })
+            .enumerate()
+            .map(|(pc, metric)| CardCells {
+                metric: metric.map(|s| if s == NO_SLOT { per_arm as u32 } else { s }),
+                score: score_slots[pc / n.max(1)] as u32,
+                value: game.cards[pc % n.max(1)].value,
+            })
             .collect();
         let pairs = if orderings.iter().all(Vec::is_empty) {
             Vec::new()
@@ -131,13 +128,11 @@ impl CardPlan {
             })
             .collect();
         CardPlan {
-            values: game.cards.iter().map(|c| c.value).collect(),
             b_count: count(1),
             game,
             metrics,
             per_arm,
-            slots,
-            score_slots,
+            cells,
             orderings,
             arms,
             pairs,
@@ -235,13 +230,14 @@ impl CardPlan {
         let mut log = GameLog::default();
         self.play_game(arm, &mut scratch, rng, &mut log);
         let block = arm.min(self.arms - 1) * self.per_arm;
-        let mut counter = self.counter(&mut scratch.row);
+        let mut row = vec![0; self.per_arm];
+        let mut counter = self.counter(&mut row);
         for e in log.turns.iter().flat_map(|t| &t.events) {
             counter.event(*e);
         }
         log.metrics = self.metrics[block..block + self.per_arm]
             .iter()
-            .zip(&scratch.row)
+            .zip(&row)
             .map(|(m, &v)| (m.name.clone(), v))
             .collect();
         for t in &mut log.turns {
@@ -256,16 +252,13 @@ impl CardPlan {
 }
 
 impl CardPlan {
-    /// A counter into `row` (`per_arm + 1` cells), zeroed.
-    fn counter<'a>(&'a self, row: &'a mut Vec<i64>) -> Counter<'a> {
-        row.clear();
-        row.resize(self.per_arm + 1, 0);
+    /// A counter into `block` (an arm's `per_arm` cells), zeroed.
+    fn counter<'a>(&'a self, block: &'a mut [i64]) -> Counter<'a> {
+        block.fill(0);
         Counter {
-            out: row,
-            slots: &self.slots,
+            out: block,
+            cells: &self.cells,
             cards: self.game.cards.len(),
-            score: self.score_slots,
-            values: &self.values,
         }
     }
 }
@@ -324,25 +317,40 @@ impl Turns for GameLog {
     }
 }
 
-/// Counts events into an arm's block of metrics and a spare cell.
+/// Where one player's events with one card are counted in an arm's block: a cell per metric
+/// of [`CARD_METRICS`] (`per_arm`, past the block, for a metric that can never be non-zero,
+/// so it is not counted), and the player's score cell with the points the card scores.
+#[derive(Debug, Clone, Copy)]
+struct CardCells {
+    metric: [u32; CARD_METRICS.len()],
+    score: u32,
+    value: i64,
+}
+
+/// Counts events into an arm's block of metrics.
 struct Counter<'a> {
     out: &'a mut [i64],
-    slots: &'a [u32],
+    cells: &'a [CardCells],
     cards: usize,
-    score: [usize; 2],
-    values: &'a [i64],
 }
 
 impl Counter<'_> {
     #[inline(always)]
+    fn cells(&self, player: u8, card: CardIx) -> Option<&CardCells> {
+        self.cells.get(player as usize * self.cards + card as usize)
+    }
+
+    #[inline(always)]
+    fn add(&mut self, cell: u32, n: i64) {
+        if let Some(v) = self.out.get_mut(cell as usize) {
+            *v += n;
+        }
+    }
+
+    #[inline(always)]
     fn bump(&mut self, player: u8, card: CardIx, metric: usize) {
-        let at = (player as usize * self.cards + card as usize) * CARD_METRICS.len() + metric;
-        if let Some(v) = self
-            .slots
-            .get(at)
-            .and_then(|&s| self.out.get_mut(s as usize))
-        {
-            *v += 1;
+        if let Some(&cells) = self.cells(player, card) {
+            self.add(cells.metric[metric], 1);
         }
     }
 }
@@ -353,8 +361,10 @@ impl Sink for Counter<'_> {
         match e {
             Event::Played { player, card, .. } => self.bump(player, card, 0),
             Event::Resolved { player, card, .. } => {
-                self.bump(player, card, 1);
-                self.out[self.score[player as usize]] += self.values[card as usize];
+                if let Some(&cells) = self.cells(player, card) {
+                    self.add(cells.metric[1], 1);
+                    self.add(cells.score, cells.value);
+                }
             }
             Event::Cancelled { player, card, .. } => self.bump(player, card, 2),
             Event::Called { player, card, .. } => self.bump(player, card, 3),
@@ -387,7 +397,6 @@ impl Trial for CardPlan {
                 Vec::with_capacity(self.game.cards_per_turn),
                 Vec::with_capacity(self.game.cards_per_turn),
             ],
-            row: vec![0; self.per_arm + 1],
         }
     }
 
@@ -410,11 +419,8 @@ impl Trial for CardPlan {
         let Some(block) = out.get_mut(start..start + self.per_arm) else {
             return;
         };
-        let mut row = std::mem::take(&mut scratch.row);
-        let mut counter = self.counter(&mut row);
+        let mut counter = self.counter(block);
         self.play_game(arm, scratch, &mut LazyWords(draws), &mut counter);
-        block.copy_from_slice(&row[..self.per_arm]);
-        scratch.row = row;
     }
 }
 

@@ -230,7 +230,7 @@ pub fn resolve_turn<R: Rng + ?Sized, S: Sink>(
     end_turn(game, table);
 }
 
-#[inline]
+#[inline(always)]
 fn come_to_resolve<R: Rng + ?Sized, S: Sink>(
     game: &CardGame,
     t: &mut Table,
@@ -316,6 +316,7 @@ fn come_to_resolve<R: Rng + ?Sized, S: Sink>(
 
 /// The effects of a resolving card, in order (kept out of [`come_to_resolve`] so that the
 /// common case, a card without effects, stays a short path).
+#[inline(always)]
 fn run_effects<R: Rng + ?Sized, S: Sink>(
     game: &CardGame,
     t: &mut Table,
@@ -383,6 +384,7 @@ fn run_effects<R: Rng + ?Sized, S: Sink>(
     }
 }
 
+#[inline(always)]
 fn end_turn(game: &CardGame, t: &mut Table) {
     // Nothing reads a discard pile unless some card calls from one.
     if game.reads_discard {
