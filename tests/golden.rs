@@ -137,6 +137,10 @@ fn exact_and_simulated_tables_live_apart_and_no_stale_table_stays() {
     assert_eq!(rollcall_in(cwd, &["exact", file]), Some(0));
     let exact = cwd.join("results/rally-masters/exact");
     let golden = root().join("tests/golden/exact/rally-masters");
+    assert!(
+        !tables(&golden).is_empty(),
+        "no pinned tables in {golden:?}"
+    );
     for t in tables(&golden) {
         assert_eq!(
             std::fs::read(exact.join(&t)).unwrap(),

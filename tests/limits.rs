@@ -395,7 +395,7 @@ fn damage_in_millions_is_counted_by_value_and_matches_the_binomial() {
 }
 
 #[test]
-fn card_scores_of_millions_over_a_hundred_turns_run_in_little_memory() {
+fn card_scores_of_millions_over_a_hundred_turns_are_summed_exactly() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("cards.toml");
     let deck = list(
@@ -444,14 +444,39 @@ deck = {deck}
     let out = tmp.path().join("out");
     succeeds(&["run", s(&file), "--quiet", "--out", s(&out)]);
     let distribution = std::fs::read_to_string(out.join("distribution.csv")).unwrap();
-    let counts: Vec<u64> = distribution
+    let rows: Vec<(i64, u64)> = distribution
         .lines()
         .filter(|l| l.contains(",A.score,"))
-        .map(|l| l.split(',').nth(5).unwrap().parse().unwrap())
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            (cells[4].parse().unwrap(), cells[5].parse().unwrap())
+        })
         .collect();
-    // Every trial is counted once, in at most one row per trial.
-    assert_eq!(counts.iter().sum::<u64>(), 5000);
-    assert!(counts.len() <= 5000);
+    // Every trial is counted once.
+    let n: u64 = rows.iter().map(|&(_, c)| c).sum();
+    assert_eq!(n, 5000);
+    // A plays 200 of its 300 cards (2 a turn for 100 turns; nothing cancels or calls), each
+    // scoring 10^6, -10^6 or 3: a score is 10^6 (u - d) + 3m with u + d + m = 200 and m at
+    // most the 100 mids, so nothing was lost to rounding or overflow.
+    let possible = |v: i64| {
+        (0..=100i64).any(|m| {
+            let millions = v - 3 * m;
+            millions % 1_000_000 == 0 && (millions / 1_000_000).abs() <= 200 - m
+        })
+    };
+    assert!(rows.iter().all(|&(v, _)| possible(v)), "{rows:?}");
+    // The 200 cards played are a uniform draw without replacement from the 300 (the deck is
+    // shuffled and plays are uniform among the hand): mean 200 x 1 (the mean value is
+    // (10^6 - 10^6 + 3) / 3), variance 200 s^2 (300 - 200) / (300 - 1), s^2 the cards' own
+    // variance (10^12 + 10^12 + 9) / 3 - 1.
+    let mean = rows.iter().map(|&(v, c)| v as f64 * c as f64).sum::<f64>() / n as f64;
+    let s2 = (2e12 + 9.0) / 3.0 - 1.0;
+    let se = (200.0 * s2 * 100.0 / 299.0 / n as f64).sqrt();
+    assert!(
+        (mean - 200.0).abs() < 5.0 * se,
+        "mean {mean}, 5 SE = {}",
+        5.0 * se
+    );
 }
 
 // ---- Item 8 and 10: --set, --trials, files, long values ------------------------------------

@@ -194,6 +194,7 @@ fn the_forum_grids_hold_the_csv_numbers() {
             )
         })
         .collect();
+    let mut checked = 0;
     for (raw_rules, shown_rules) in rules {
         let title = format!("wardens restored: mean (95% interval), wardens rules: {shown_rules}");
         let (header, rows) = md_table(&md, &title);
@@ -203,9 +204,12 @@ fn the_forum_grids_hold_the_csv_numbers() {
                 let resolve = format!("d6>={}", test.trim_end_matches('+'));
                 let (mean, high) = summary[&(size.clone(), resolve, raw_rules.to_string())];
                 assert_mean(&row[c + 1], mean, high, &title);
+                checked += 1;
             }
         }
     }
+    // 2 rule sets x 10 sizes x 5 tests.
+    assert_eq!(checked, 100);
 }
 
 #[test]

@@ -150,7 +150,7 @@ fn merge_refuses_parts_that_do_not_belong_together() {
     refused(
         &[&a[0], &other_seed[1], &a[2]],
         &out,
-        &["shard-1-of-3.json", "seed is 2", "1"],
+        &["shard-1-of-3.json", "seed is 2", "has 1"],
     );
     // Another N.
     refused(

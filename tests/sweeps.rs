@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{csv_rows, rollcall};
+use common::{binomial_pmf, comonotone_difference_variance, csv_rows, rollcall};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -72,18 +72,30 @@ fn points_that_differ_only_where_nothing_binds_are_equal_in_every_trial() {
 }
 
 #[test]
+fn the_comonotone_variance_of_two_bernoullis_is_the_hand_calculation() {
+    // X = 1 when U > 1/2, Y = 1 when U > 2/3: X - Y is 1 on (1/2, 2/3] and 0 elsewhere, so
+    // E[(X - Y)^2] = 1/6, E[X - Y] = 1/6 and the variance is 1/6 - 1/36 = 5/36.
+    let x = [(0, 0.5), (1, 0.5)];
+    let y = [(0, 2.0 / 3.0), (1, 1.0 / 3.0)];
+    assert!((comonotone_difference_variance(&x, &y) - 5.0 / 36.0).abs() < 1e-12);
+    assert!(comonotone_difference_variance(&x, &x).abs() < 1e-12);
+}
+
+#[test]
 fn a_higher_chance_never_restores_fewer_on_the_same_trial() {
     // One word draws the count, and the count a word draws never falls as the chance rises:
     // on common random numbers 3+ restores at least as many as 4+ in every trial. Its mean
-    // gain is 5 (2/3 - 1/2) = 5/6; the paired difference's standard deviation is at most
-    // sd(3+) + sd(4+) = sqrt(5 * 2/9) + sqrt(5 / 4).
+    // gain is 5 (2/3 - 1/2) = 5/6; both counts come from that one word through their inverse
+    // CDFs, Binomial(5, 1/2) and Binomial(5, 2/3), so the paired difference's variance is the
+    // comonotone one.
     let tmp = tempfile::tempdir().unwrap();
     let text = format!("{RALLY}[sweep]\n\"unit.w.resolve\" = [\"d6>=4\", \"d6>=3\"]\n");
     let rows = run(tmp.path(), "chance", &text);
     let r = row(&rows, "w.restored");
     assert_eq!(number(r, "p_second_higher"), 0.0, "{r:?}");
-    let sd = (5.0f64 * 2.0 / 9.0).sqrt() + 1.25f64.sqrt();
-    let se = sd / 200_000f64.sqrt();
+    let variance =
+        comonotone_difference_variance(&binomial_pmf(5, 2.0 / 3.0), &binomial_pmf(5, 0.5));
+    let se = (variance / 200_000.0).sqrt();
     let diff = number(r, "mean_diff");
     assert!(
         (diff - 5.0 / 6.0).abs() < 5.0 * se,

@@ -56,6 +56,35 @@ pub fn binomial_pmf(n: u32, p: f64) -> Vec<(i64, f64)> {
         .collect()
 }
 
+/// The variance of X - Y when both are drawn from one uniform U by their inverse CDFs
+/// (X = F^-1(U), Y = G^-1(U)), as two arms reading one word through monotone tables are:
+/// the integral over U of (F^-1(U) - G^-1(U))^2, taken piece by piece between the two CDFs'
+/// steps, less the squared difference of the means. `a` and `b` are pmfs sorted by value.
+pub fn comonotone_difference_variance(a: &[(i64, f64)], b: &[(i64, f64)]) -> f64 {
+    let mean = |p: &[(i64, f64)]| p.iter().map(|&(v, q)| v as f64 * q).sum::<f64>();
+    let (mut i, mut j) = (0, 0);
+    let (mut left_a, mut left_b) = (a[0].1, b[0].1);
+    let mut square = 0.0;
+    while i < a.len() && j < b.len() {
+        // U runs through a piece where X = a[i] and Y = b[j] for the shorter of what is left.
+        let width = left_a.min(left_b);
+        let d = (a[i].0 - b[j].0) as f64;
+        square += width * d * d;
+        left_a -= width;
+        left_b -= width;
+        if left_a <= 1e-15 {
+            i += 1;
+            left_a = a.get(i).map_or(0.0, |x| x.1);
+        }
+        if left_b <= 1e-15 {
+            j += 1;
+            left_b = b.get(j).map_or(0.0, |x| x.1);
+        }
+    }
+    let d = mean(a) - mean(b);
+    square - d * d
+}
+
 /// Checks a histogram against a pmf: chi-square p-value above 1e-6 (a 5-sigma-like bar), and
 /// each probability within 5 standard errors sqrt(p(1-p)/n).
 pub fn assert_fits(h: &Histogram, pmf: &[(i64, f64)], what: &str) {
