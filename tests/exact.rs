@@ -451,6 +451,7 @@ fn simulate(set: &ScenarioSet, trials: u64, seed: u64) -> Report {
         scenario: set.name.clone(),
         param_names: set.param_names.clone(),
         variants,
+        both_enumerate: false,
     }
 }
 
