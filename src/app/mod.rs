@@ -296,12 +296,7 @@ fn exact_report(set: &ScenarioSet, compiled: Option<&Compiled>) -> Result<ExactR
 /// to play, which no command can do without; any other file can still be simulated.
 fn refused(set: &ScenarioSet, source: Refusal) -> Error {
     let file = set.file.clone();
-    let has_best = set.variants.iter().flat_map(|v| v.arms()).any(|s| {
-        s.engagement
-            .as_ref()
-            .is_some_and(scenario::Engagement::has_best)
-    });
-    if has_best {
+    if set.has_best() {
         Error::Advice { file, source }
     } else {
         Error::Exact { file, source }

@@ -353,6 +353,15 @@ impl ScenarioSet {
     pub fn seed(&self) -> u64 {
         self.variants[0].scenario.seed
     }
+
+    /// Some arm of some sweep point has a `best` order: every command plays it as the advice
+    /// says, so none can play the file where the advice cannot be worked out.
+    pub fn has_best(&self) -> bool {
+        self.variants
+            .iter()
+            .flat_map(Variant::arms)
+            .any(|s| s.engagement.as_ref().is_some_and(Engagement::has_best))
+    }
 }
 
 /// Reads and validates a scenario file, applying `settings` (`--set`) before validation.
