@@ -32,7 +32,7 @@ pub enum CommandLine {
     /// Work out the best option of every `best` order by backward induction over the exact
     /// states of the engagement, and write advice.csv with summary.csv and distribution.csv
     /// of optimal play (method = exact).
-    Advise(ExactArgs),
+    Advise(AdviseArgs),
     /// Merge the partial results of a sharded run into the tables a single run writes.
     Merge {
         /// Partial-results files, or folders holding them (shard-*.json).
@@ -97,7 +97,8 @@ pub struct RunArgs {
     /// for `rollcall merge` instead of the tables.
     #[arg(long, value_name = "I/N", value_parser = shard)]
     pub shard: Option<Shard>,
-    /// No progress bar and no summary line.
+    /// No progress bar and no summary line (warnings, such as a run --validate could not
+    /// check, and validation failures are still printed).
     #[arg(long)]
     pub quiet: bool,
     /// Where the exact engine applies, also write validation.csv (exact vs simulated mean,
@@ -139,7 +140,19 @@ impl ExactArgs {
     }
 }
 
-impl ExactArgs {
+#[derive(Debug, clap::Args)]
+pub struct AdviseArgs {
+    /// Scenario file.
+    pub file: PathBuf,
+    /// Output folder (default: results/SCENARIO/advice/, apart from a simulation's tables).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Override any key before validation, e.g. --set unit.wardens.alive=4.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = setting)]
+    pub settings: Vec<Setting>,
+}
+
+impl AdviseArgs {
     pub fn into_advise_options(self) -> AdviseOptions {
         AdviseOptions {
             file: self.file,

@@ -32,7 +32,7 @@ fn main() {
             let mut log = |note: app::Note<'_>| match note {
                 app::Note::Info(line) if !quiet => eprintln!("{line}"),
                 app::Note::Info(_) => {}
-                app::Note::Failure(line) => eprintln!("{line}"),
+                app::Note::Warning(line) | app::Note::Failure(line) => eprintln!("{line}"),
             };
             match app::run(&opts, &mut log) {
                 Ok(status) => status.exit_code(),

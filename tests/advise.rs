@@ -520,8 +520,39 @@ fn where_the_exact_engine_refuses_advise_and_run_refuse_naming_the_order_and_the
             "unit `wardens`, order #1 (best)",
             "Run moves units",
             "had reached 2 states",
+            // What to do instead: no command plays `best` without advice, so the message
+            // points at `rollcall advise` and at fixed orders, never at `rollcall run`.
+            "`best` orders are played as `rollcall advise` works them out",
+            "give the unit fixed orders instead",
         ] {
             assert!(err.contains(w), "{args:?}: wants {w} in {err}");
         }
+        assert!(!err.contains("use `rollcall run`"), "{args:?}: {err}");
     }
+    // `rollcall exact` plays the advice too, and refuses the same way.
+    let o = rollcall(&[
+        "exact",
+        file.as_str(),
+        "--out",
+        tmp.path().join("x").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot advise `best` orders") && err.contains("give the unit fixed orders"),
+        "{err}"
+    );
+    assert!(!err.contains("use `rollcall run`"), "{err}");
+}
+
+#[test]
+fn advise_help_names_the_folder_it_writes() {
+    // The default folder, as the README's advise section documents it.
+    let o = rollcall(&["advise", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{help}");
+    assert!(help.contains("results/SCENARIO/advice/"), "{help}");
+    assert!(!help.contains("exact/"), "{help}");
+    let o = rollcall(&["exact", "--help"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("results/SCENARIO/exact/"));
 }

@@ -178,7 +178,85 @@ fn unknown_key_inside_a_unit() {
 fn wrong_type_for_size() {
     let e = fails(&replace("size = 10", "size = \"ten\""), &[]);
     names_file(&e);
-    says(&e, &["line 11", "\"ten\"", "expected"]);
+    says(
+        &e,
+        &[
+            "line 11",
+            "key `unit.wardens.size`: expected a whole number, found the string \"ten\"",
+        ],
+    );
+}
+
+/// A value of the wrong type names the key path and says what is allowed in words, not in
+/// Rust's type names; the file's line is shown, and a `--set` value is named as the setting.
+#[test]
+fn wrong_types_name_the_key_and_say_what_is_allowed_in_words() {
+    for (from, to, line, key, expected) in [
+        (
+            "alive = 4",
+            "alive = \"four\"",
+            "line 12, column 9",
+            "unit.wardens.alive",
+            "expected a whole number, found the string \"four\"",
+        ),
+        (
+            "width = 48.0",
+            "width = \"wide\"",
+            "line 6, column 9",
+            "battlefield.width",
+            "expected a number, found the string \"wide\"",
+        ),
+        (
+            "name = \"t\"",
+            "name = 7",
+            "line 2, column 8",
+            "scenario.name",
+            "expected text, found the integer 7",
+        ),
+        (
+            "alive = 4",
+            "alive = 4\nrules = \"call_of_the_masters\"",
+            "line 13, column 9",
+            "unit.wardens.rules",
+            "expected a list, found the string \"call_of_the_masters\"",
+        ),
+        (
+            "alive = 4",
+            "alive = 4\nweapon = 3",
+            "line 13, column 10",
+            "unit.wardens.weapon",
+            "expected a table, found the integer 3",
+        ),
+        (
+            "seed = 1",
+            "seed = 1\n[options]\nspill = \"yes\"",
+            "line 6, column 9",
+            "options.spill",
+            "expected true or false, found the string \"yes\"",
+        ),
+    ] {
+        let e = fails(&replace(from, to), &[]);
+        names_file(&e);
+        says(&e, &[line, &format!("key `{key}`: {expected}")]);
+        for rust in [
+            "i64",
+            "f64",
+            "invalid type",
+            "a sequence",
+            "a boolean",
+            "struct ",
+        ] {
+            assert!(!e.contains(rust), "{to}: the message says {rust:?}:\n{e}");
+        }
+    }
+    let e = fails(BASELINE, &["--set", "unit.wardens.alive=four"]);
+    says(
+        &e,
+        &[
+            "setting `unit.wardens.alive=\"four\"`",
+            "key `unit.wardens.alive`: expected a whole number, found the string \"four\"",
+        ],
+    );
 }
 
 #[test]
@@ -661,7 +739,10 @@ fn misspelt_set_key_paths_suggest_the_key_and_the_id() {
     let e = fails(&toml, &[]);
     says(
         &e,
-        &["setting `unit.wardens.sizee=2`", "(did you mean \"size\"?)"],
+        &[
+            "[sweep] point unit.wardens.sizee = 2: key `unit.wardens.sizee`",
+            "(did you mean \"size\"?)",
+        ],
     );
 }
 
@@ -739,7 +820,44 @@ fn sweep_value_of_the_wrong_type_names_the_key() {
     let toml = format!("{BASELINE}[sweep]\n\"unit.wardens.alive\" = [2, \"ten\"]\n");
     let e = fails(&toml, &[]);
     names_file(&e);
-    says(&e, &["unit.wardens.alive", "\"ten\"", "expected"]);
+    says(
+        &e,
+        &[
+            "bad.toml: [sweep] point unit.wardens.alive = \"ten\": key `unit.wardens.alive`: \
+             expected a whole number, found the string \"ten\"",
+        ],
+    );
+}
+
+/// An error that a sweep point causes names `[sweep]`, the key and the point's value: the
+/// file itself (or another point) may be fine.
+#[test]
+fn errors_at_a_sweep_point_name_the_sweep_key_and_value() {
+    // A misspelt sweep key (defence for defense).
+    let toml = format!("{BASELINE}[sweep]\n\"unit.wardens.defence\" = [\"d6>=6\", \"d6>=5\"]\n");
+    let e = fails(&toml, &[]);
+    says(
+        &e,
+        &["bad.toml: [sweep] point unit.wardens.defence = \"d6>=6\": \
+             key `unit.wardens.defence`: unknown key \"defence\" (did you mean \"defense\"?)"],
+    );
+    // A point where the file's alive = 4 is more than the swept size; size 10 is fine.
+    let toml = format!("{BASELINE}[sweep]\n\"unit.wardens.size\" = [10, 3]\n");
+    let e = fails(&toml, &[]);
+    says(
+        &e,
+        &[
+            "bad.toml: [sweep] point unit.wardens.size = 3: key `unit.wardens.alive`: 4 is more \
+           than size = 3",
+        ],
+    );
+    // Every key of the point is named.
+    let toml = format!("{BASELINE}[sweep]\n\"scenario.seed\" = [1]\n\"unit.wardens.size\" = [3]\n");
+    let e = fails(&toml, &[]);
+    says(
+        &e,
+        &["[sweep] point scenario.seed = 1, unit.wardens.size = 3: key `unit.wardens.alive`"],
+    );
 }
 
 // ---- flags: clap's usage errors exit 2 and name the flag and the value ----

@@ -385,7 +385,10 @@ fn bad_sets_are_refused_naming_the_choice_and_the_key() {
     refused(
         &one_choice(r#"{ "unit.w.alive" = "many" }"#),
         &[],
-        &["choice.tough.set.\"unit.w.alive\"", "expected i64"],
+        &[
+            "choice.tough.set.\"unit.w.alive\"",
+            "key `unit.w.alive`: expected a whole number, found the string \"many\"",
+        ],
     );
     refused(
         &one_choice(r#"{ "unit.ww.resolve" = "d6>=5" }"#),

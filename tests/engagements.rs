@@ -588,7 +588,10 @@ fn bad_engagement_sections_are_refused() {
     );
     refused(
         &edit(rounds, "rounds = \"six\"\n"),
-        &["rounds = \"six\"", "invalid type"],
+        &[
+            "rounds = \"six\"",
+            "key `engagement.rounds`: expected a whole number, found the string \"six\"",
+        ],
     );
     refused(
         &edit(rounds, "first = \"gren\"\n"),
@@ -713,10 +716,13 @@ fn bad_orders_are_refused() {
         &format!("{BASE}orders = [{{ command = \"run\" }}]\n"),
         &["unit.green.orders[0].command", "needs a move distance"],
     );
-    refused(&format!("{BASE}orders = 3\n"), &["orders", "sequence"]);
+    refused(
+        &format!("{BASE}orders = 3\n"),
+        &["key `unit.green.orders`: expected a list, found the integer 3"],
+    );
     refused(
         &format!("{BASE}orders = [{{}}]\n"),
-        &["missing field `command`"],
+        &["key `unit.green.orders[0].command`: missing; this key is required here"],
     );
     refused(
         &edit("side = \"green\"", "side = \"random\"")
@@ -728,7 +734,7 @@ fn bad_orders_are_refused() {
     );
     refused(
         &edit("rounds = 3\n", "objective = 3\n"),
-        &["objective", "invalid type"],
+        &["key `engagement.objective`: expected a table, found the integer 3"],
     );
 }
 

@@ -234,6 +234,7 @@ fn report(a: &[&str], b: &[&str], scores: &[[Vec<i64>; 2]]) -> Report {
             metrics,
             comparisons,
         }],
+        both_enumerate: true,
     }
 }
 
@@ -313,12 +314,22 @@ fn a_deterministic_game_has_a_zero_width_interval_and_every_ordering_a_row() {
          s,B,c1>c2,0.25,3.25,3.25,3.25\n\
          s,B,c2>c1,0.75,3.25,3.25,3.25\n"
     );
-    // A player with a single ordering has nothing to mix: no table.
-    let one = report(
+    // A player with a single ordering plays it; the other plays its best reply, c2>c1 (A's
+    // margin 3 against 4): the value is 3.
+    let mut one = report(
         &["x>y"],
         &["c1>c2", "c2>c1"],
         &[constant(4, 0), constant(3, 0)],
     );
+    assert_eq!(
+        String::from_utf8(equilibrium_csv(&one).unwrap()).unwrap(),
+        "scenario,player,ordering,probability,value,value_ci95_low,value_ci95_high\n\
+         s,A,x>y,1,3,3,3\n\
+         s,B,c1>c2,0,3,3,3\n\
+         s,B,c2>c1,1,3,3,3\n"
+    );
+    // The same orderings when a player does not enumerate (a script): no game, no table.
+    one.both_enumerate = false;
     assert_eq!(equilibrium_csv(&one), None);
 }
 
@@ -450,4 +461,107 @@ fn sharded_runs_merge_to_the_same_game_tables() {
     // The score pairs behind the intervals are not choice comparisons.
     assert!(!dir("single").join("compare.csv").exists());
     assert!(!dir("merged").join("compare.csv").exists());
+}
+
+/// Cards for the games of a single ordering below: a 3-point spell, a 1-point action, and
+/// B's 0-point objects that cancel A's next spell (c1) or next object (c2, which A never
+/// plays, so it does nothing).
+const SMALL_GAME: &str = r#"
+[[cards.card]]
+id = "x"
+kind = "sort"
+value = 3
+
+[[cards.card]]
+id = "y"
+kind = "action"
+value = 1
+
+[[cards.card]]
+id = "c1"
+kind = "objet"
+effects = [{ type = "cancel", kinds = ["sort"] }]
+
+[[cards.card]]
+id = "c2"
+kind = "objet"
+effects = [{ type = "cancel", kinds = ["objet"] }]
+"#;
+
+/// Runs a scenario of both players enumerating, `hands` the `[cards...]` keys besides the
+/// cards; returns equilibrium.csv (and checks that 2 shards merge to the same bytes).
+fn small_game(name: &str, hands: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join(format!("{name}.toml"));
+    std::fs::write(
+        &file,
+        format!(
+            "[scenario]\nname = \"{name}\"\ntrials = 200_000\nseed = 5\n\
+             [sweep]\n\"cards.initiative\" = [\"B\", \"A\"]\n\
+             [cards]\ncards_per_turn = 2\nturns = 1\ninitiative = \"B\"\n{hands}\n{SMALL_GAME}"
+        ),
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let dir = |d: &str| tmp.path().join(d).to_str().unwrap().to_string();
+    let run = |extra: &[&str], out: &str| {
+        let mut args = vec!["run", file, "--quiet", "--out", out];
+        args.extend_from_slice(extra);
+        let o = rollcall(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run(&[], &dir("single"));
+    for i in 0..2 {
+        run(&["--shard", &format!("{i}/2")], &dir("parts"));
+    }
+    let merge = rollcall(&["merge", &dir("parts"), "--out", &dir("merged")]);
+    assert!(merge.status.success());
+    let read = |d: &str| std::fs::read_to_string(Path::new(&dir(d)).join("equilibrium.csv"));
+    let single = read("single").expect("both players enumerate: equilibrium.csv is written");
+    assert_eq!(read("merged").ok().as_ref(), Some(&single), "merged");
+    single
+}
+
+#[test]
+fn a_player_with_one_ordering_plays_it_and_the_other_its_best_reply() {
+    // 1 x 2, and A holds fewer cards than the 2 slots: its one ordering is `x` alone.
+    // Initiative B (B1, A1, B2): c1>c2 arms c1 before x resolves, cancelling it (margin 0);
+    // c2>c1 arms c2, which cancels nothing of A's, and x scores 3 before c1 arms (margin 3).
+    // B replies c1>c2: value 0. Initiative A (A1, B1, B2): x resolves first, 3 against either
+    // ordering; of B's equally good orderings the documented tie rule plays the first in
+    // table order, c1>c2.
+    let csv = small_game(
+        "one-by-two",
+        "[cards.players.A]\nplays = \"enumerate\"\nhand = [\"x\"]\n\
+         [cards.players.B]\nplays = \"enumerate\"\nhand = [\"c1\", \"c2\"]",
+    );
+    assert_eq!(
+        csv,
+        "scenario,cards.initiative,player,ordering,probability,value,value_ci95_low,value_ci95_high\n\
+         one-by-two,B,A,x,1,0,0,0\n\
+         one-by-two,B,B,c1>c2,1,0,0,0\n\
+         one-by-two,B,B,c2>c1,0,0,0,0\n\
+         one-by-two,A,A,x,1,3,3,3\n\
+         one-by-two,A,B,c1>c2,1,3,3,3\n\
+         one-by-two,A,B,c2>c1,0,3,3,3\n"
+    );
+    // 2 x 1: B holds only c1. Initiative B (B1, A1, A2): c1 is armed before A's first card,
+    // so x is cancelled wherever it lies: x>y and y>x both score y's 1 (a tie: the first, x>y).
+    // Initiative A (A1, B1, A2): x>y scores x before c1 arms, then y: 4; y>x scores y, then x
+    // is cancelled: 1. A plays x>y: value 4.
+    let csv = small_game(
+        "two-by-one",
+        "[cards.players.A]\nplays = \"enumerate\"\nhand = [\"x\", \"y\"]\n\
+         [cards.players.B]\nplays = \"enumerate\"\nhand = [\"c1\"]",
+    );
+    assert_eq!(
+        csv,
+        "scenario,cards.initiative,player,ordering,probability,value,value_ci95_low,value_ci95_high\n\
+         two-by-one,B,A,x>y,1,1,1,1\n\
+         two-by-one,B,A,y>x,0,1,1,1\n\
+         two-by-one,B,B,c1,1,1,1,1\n\
+         two-by-one,A,A,x>y,1,4,4,4\n\
+         two-by-one,A,A,y>x,0,4,4,4\n\
+         two-by-one,A,B,c1,1,4,4,4\n"
+    );
 }

@@ -451,6 +451,7 @@ fn simulate(set: &ScenarioSet, trials: u64, seed: u64) -> Report {
         scenario: set.name.clone(),
         param_names: set.param_names.clone(),
         variants,
+        both_enumerate: false,
     }
 }
 
@@ -530,7 +531,58 @@ fn exact_command_writes_exact_tables_and_refuses_with_status_2() {
         .output()
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("card games"));
+    let why = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        why.contains("card games") && why.ends_with("; `rollcall run` simulates it\n"),
+        "{why}"
+    );
+}
+
+#[test]
+fn validate_says_what_it_did_not_validate_even_when_quiet() {
+    // `--quiet` hides progress and the summary line only: a run asked to validate that cannot
+    // still says so, and says what to expect instead of pointing at the command just run.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = rollcall()
+        .args([
+            "run",
+            "configs/cards-banniere.toml",
+            "--trials",
+            "1000",
+            "--validate",
+            "--quiet",
+            "--out",
+        ])
+        .arg(tmp.path().join("cards"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.starts_with("cards-banniere: not validated, the exact engine does not apply: ")
+            && stderr.contains("card games")
+            && stderr.contains("without validation.csv"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("use `rollcall run`"), "{stderr}");
+    assert!(!tmp.path().join("cards/validation.csv").exists());
+    // A run that validates and passes prints nothing with --quiet.
+    let out = rollcall()
+        .args([
+            "run",
+            "configs/rally-masters.toml",
+            "--trials",
+            "20000",
+            "--validate",
+            "--quiet",
+            "--out",
+        ])
+        .arg(tmp.path().join("masters"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert!(tmp.path().join("masters/validation.csv").is_file());
 }
 
 #[test]

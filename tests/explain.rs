@@ -157,6 +157,43 @@ fn settings_change_what_is_explained() {
 }
 
 #[test]
+fn a_best_order_the_exact_engine_cannot_advise_is_not_said_to_simulate() {
+    // Run among the options: the exact engine follows no movement, so there is no advice,
+    // and `rollcall run` (which plays the advice) refuses the file as the contract says.
+    let file = Path::new("configs/advise-rally-or-shoot.toml");
+    let args = [
+        "--set",
+        "unit.wardens.move=3.0",
+        "--set",
+        r#"unit.wardens.orders=[{ when = "round == 1", command = "best", among = ["rally", "shoot", "run"], target = "nearest", toward = [0.0, 0.0] }, { command = "shoot", target = "nearest" }]"#,
+    ];
+    let text = explain(file, &args);
+    assert!(!text.contains("applies to every scenario"), "{text}");
+    assert!(
+        text.contains(
+            "Monte Carlo (`rollcall run`) plays `best` orders as `rollcall advise` works them out"
+        ) && text.contains("it refuses this scenario"),
+        "{text}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_rollcall"))
+        .current_dir(root())
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--trials",
+            "100",
+            "--quiet",
+            "--out",
+        ])
+        .arg(tmp.path().join("o"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+}
+
+#[test]
 fn a_bad_file_or_setting_is_refused_with_status_2() {
     for args in [
         vec!["explain", "configs/no-such-file.toml"],

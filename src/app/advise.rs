@@ -97,10 +97,7 @@ pub fn advise(opts: &AdviseOptions) -> Result<Advised, Error> {
             set.file
         )));
     }
-    let report = exact_report(&set, Some(&compiled)).map_err(|source| Error::Exact {
-        file: set.file.clone(),
-        source,
-    })?;
+    let report = exact_report(&set, Some(&compiled)).map_err(|source| refused(&set, source))?;
     let wall = start.elapsed().as_secs_f64();
     let mut rows = Vec::new();
     for arm in &arms {

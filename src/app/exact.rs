@@ -37,10 +37,7 @@ pub fn exact(opts: &ExactOptions) -> Result<PathBuf, Error> {
         )));
     }
     let start = Instant::now();
-    let report = exact_report(&set, None).map_err(|source| Error::Exact {
-        file: set.file.clone(),
-        source,
-    })?;
+    let report = exact_report(&set, None).map_err(|source| refused(&set, source))?;
     let wall = start.elapsed().as_secs_f64();
     let meta = exact_meta(&set, wall);
     write_files(&claim(&dir)?, &report, &meta, Vec::new())

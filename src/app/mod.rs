@@ -52,9 +52,15 @@ pub enum Error {
     Engine(#[from] engine::EngineError),
     #[error(transparent)]
     Merge(#[from] output::partial::MergeError),
-    #[error("{file}: no exact distribution: {source}")]
+    #[error("{file}: no exact distribution: {source}; `rollcall run` simulates it")]
     Exact { file: String, source: Refusal },
-    #[error("{file}: cannot advise `best` orders: {source}")]
+    /// From `advise`, and from `run` and `exact`, which play the advice: none of them can
+    /// play `best` orders without it.
+    #[error(
+        "{file}: cannot advise `best` orders: {source}; `best` orders are played as `rollcall \
+         advise` works them out, which needs the exact engine: to simulate this engagement, \
+         give the unit fixed orders instead (one command each, with `when` conditions)"
+    )]
     Advice { file: String, source: Refusal },
     #[error(transparent)]
     Report(#[from] crate::report::ReportError),
@@ -87,11 +93,13 @@ impl Status {
     }
 }
 
-/// A line for the user: `Info` (progress, summaries; hidden by `--quiet`) or `Failure` (a
-/// validation failure, always shown).
+/// A line for the user: `Info` (progress, summaries; hidden by `--quiet`), `Warning` (what
+/// the user asked for was not done, e.g. `--validate` where the exact engine does not apply;
+/// always shown) or `Failure` (a validation failure, always shown).
 #[derive(Debug, Clone, Copy)]
 pub enum Note<'a> {
     Info(&'a str),
+    Warning(&'a str),
     Failure(&'a str),
 }
 
@@ -282,6 +290,17 @@ fn exact_report(set: &ScenarioSet, compiled: Option<&Compiled>) -> Result<ExactR
         .and_then(Compiled::battle_arms)
         .map_or_else(Vec::new, |arms| arms.into_iter().map(Some).collect());
     crate::exact::report(set, &arms)
+}
+
+/// The error for the exact engine's refusal of `set`: a file with `best` orders has no advice
+/// to play, which no command can do without; any other file can still be simulated.
+fn refused(set: &ScenarioSet, source: Refusal) -> Error {
+    let file = set.file.clone();
+    if set.has_best() {
+        Error::Advice { file, source }
+    } else {
+        Error::Exact { file, source }
+    }
 }
 
 /// Writes a simulated run's tables (plus a card game's orderings.csv and equilibrium.csv),

@@ -205,11 +205,7 @@ fn run_one(
         });
     }
     let wall = start.elapsed().as_secs_f64();
-    let report = Report {
-        scenario: set.name.clone(),
-        param_names: set.param_names.clone(),
-        variants,
-    };
+    let report = report_of(set, variants);
     let meta = RunMeta {
         version: env!("CARGO_PKG_VERSION").to_string(),
         scenario: set.name.clone(),
@@ -336,11 +332,22 @@ fn part_body(
         shard_count: spec.shard.count,
         complete,
         trials_played: played,
-        report: Report {
-            scenario: set.name.clone(),
-            param_names: set.param_names.clone(),
-            variants,
-        },
+        report: report_of(set, variants),
+    }
+}
+
+/// The report of a run of `set` holding `variants`.
+fn report_of(set: &ScenarioSet, variants: Vec<VariantReport>) -> Report {
+    Report {
+        scenario: set.name.clone(),
+        param_names: set.param_names.clone(),
+        variants,
+        both_enumerate: set.variants.iter().all(|v| {
+            v.scenario
+                .cards
+                .as_ref()
+                .is_some_and(crate::cards::equilibrium::both_enumerate)
+        }),
     }
 }
 
@@ -554,8 +561,9 @@ fn validate(
     let exact = match exact_report(set, Some(compiled)) {
         Ok(exact) => exact,
         Err(refusal) => {
-            log(Note::Info(&format!(
-                "{}: not validated, the exact engine does not apply: {refusal}",
+            log(Note::Warning(&format!(
+                "{}: not validated, the exact engine does not apply: {refusal}; the tables are \
+                 written without validation.csv",
                 set.name
             )));
             return None;

@@ -19,24 +19,31 @@
 //! consistent but the interval can be too narrow; the pair rows of `orderings.csv` say how
 //! well each payoff is known.
 //!
-//! The table is written when both players have at least two orderings: a player with one
-//! ordering has nothing to mix, and `orderings.csv`'s worst-case rows already answer it.
+//! The table is written when both players enumerate ([`Report::both_enumerate`]), whatever
+//! the number of orderings: a player with a single ordering plays it with probability 1, and
+//! the other's mix is its best replies to it, chosen among as in any other game.
 
+use super::data::{CardGame, Plays};
 use super::matrix_game;
 use super::orderings::Grid;
 use crate::output::{tables, Report};
 
-/// `equilibrium.csv`, or `None` unless every sweep point is a game of orderings with at least
-/// two for each player.
+/// Whether both players of `game` enumerate their orderings (`plays = "enumerate"`): its
+/// orderings are a game, which `equilibrium.csv` solves.
+pub fn both_enumerate(game: &CardGame) -> bool {
+    (0..2).all(|p| game.player(p).plays == Plays::Enumerate)
+}
+
+/// `equilibrium.csv`, or `None` unless both players enumerate at every sweep point.
 pub fn equilibrium_csv(report: &Report) -> Option<Vec<u8>> {
+    if !report.both_enumerate {
+        return None;
+    }
     let grids: Vec<Grid> = report
         .variants
         .iter()
         .map(Grid::read)
         .collect::<Option<Vec<_>>>()?;
-    if grids.iter().any(|g| g.a.len() < 2 || g.b.len() < 2) {
-        return None;
-    }
     let mut w = tables::writer();
     tables::header(
         &mut w,

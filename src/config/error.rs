@@ -26,6 +26,14 @@ pub enum ConfigError {
         setting: String,
         problem: String,
     },
+    /// What went wrong at one point of a `[sweep]` grid: `point` names its keys and values
+    /// (`unit.wardens.size = 3`), so that a value the sweep put there is told from the file's.
+    /// `problem` is worded as after the file name (`key ...: ...`).
+    Sweep {
+        file: String,
+        point: String,
+        problem: String,
+    },
 }
 
 /// Where in the text a key is: 1-based line and column, and that line of the file, for a
@@ -84,39 +92,56 @@ impl Place {
     }
 }
 
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ConfigError {
+    /// The file the error is in.
+    pub fn file(&self) -> &str {
         match self {
-            ConfigError::Read { file, problem } => {
-                write!(f, "{file}: cannot read: {}", clip_message(problem))
+            ConfigError::Read { file, .. }
+            | ConfigError::Syntax { file, .. }
+            | ConfigError::Invalid { file, .. }
+            | ConfigError::Override { file, .. }
+            | ConfigError::Sweep { file, .. } => file,
+        }
+    }
+
+    /// This error, said to have happened at the `[sweep]` point `point`.
+    pub fn at_sweep_point(self, point: impl Into<String>) -> ConfigError {
+        let problem = Body(&self).to_string();
+        ConfigError::Sweep {
+            file: self.file().to_string(),
+            point: point.into(),
+            problem,
+        }
+    }
+
+    /// Everything after `<file>: `.
+    fn write_body(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::Read { problem, .. } => {
+                write!(f, "cannot read: {}", clip_message(problem))
             }
-            ConfigError::Syntax { file, message } => {
+            ConfigError::Syntax { message, .. } => {
                 // The parser quotes the offending line and value in full: clip long lines.
                 let lines: Vec<String> = message.trim_end().lines().map(clip_line).collect();
-                write!(f, "{file}: {}", lines.join("\n"))
+                write!(f, "{}", lines.join("\n"))
             }
             ConfigError::Invalid {
-                file,
                 key,
                 problem,
                 place: None,
-            } => write!(
-                f,
-                "{file}: key `{}`: {}",
-                clip_line(key),
-                clip_message(problem)
-            ),
+                ..
+            } => write!(f, "key `{}`: {}", clip_line(key), clip_message(problem)),
             ConfigError::Invalid {
-                file,
                 key,
                 problem,
                 place: Some(p),
+                ..
             } => {
                 let number = p.line.to_string();
                 let pad = " ".repeat(number.len());
                 write!(
                     f,
-                    "{file}: line {}, column {}: key `{}`: {}\n{pad} |\n{number} | {}\n{pad} | {}{}",
+                    "line {}, column {}: key `{}`: {}\n{pad} |\n{number} | {}\n{pad} | {}{}",
                     p.line,
                     p.column,
                     clip_line(key),
@@ -127,16 +152,38 @@ impl fmt::Display for ConfigError {
                 )
             }
             ConfigError::Override {
-                file,
-                setting,
-                problem,
+                setting, problem, ..
             } => write!(
                 f,
-                "{file}: setting `{}`: {}",
+                "setting `{}`: {}",
                 clip_line(setting),
                 clip_message(problem)
             ),
+            ConfigError::Sweep { point, problem, .. } => {
+                write!(
+                    f,
+                    "[sweep] point {}: {}",
+                    clip_line(point),
+                    clip_message(problem)
+                )
+            }
         }
+    }
+}
+
+/// An error's text after `<file>: `.
+struct Body<'e>(&'e ConfigError);
+
+impl fmt::Display for Body<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.write_body(f)
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.file())?;
+        self.write_body(f)
     }
 }
 

@@ -122,12 +122,7 @@ fn walk_value(value: &Node, shape: Shape, path: &str) -> Result<(), Unknown> {
                             _ => None,
                         },
                     );
-                    let element = match (id, prefix) {
-                        (Some(id), _) => join(path, &id),
-                        (None, Some(p)) => join(path, &format!("{p}{}", i + 1)),
-                        (None, None) => format!("{path}[{i}]"),
-                    };
-                    walk_table(entries, keys, &element)?;
+                    walk_table(entries, keys, &element(path, id.as_deref(), prefix, i))?;
                 }
             }
             Ok(())
@@ -143,6 +138,66 @@ fn walk_value(value: &Node, shape: Shape, path: &str) -> Result<(), Unknown> {
         // A value of another shape is a type error, serde's to report.
         _ => Ok(()),
     }
+}
+
+/// How key paths name element `i` of a list of tables at `path`: by its `id`, or without one
+/// by `prefix` and its 1-based position (`step2`), or by its index (`terrain[0]`).
+fn element(path: &str, id: Option<&str>, prefix: Option<&str>, i: usize) -> String {
+    match (id, prefix) {
+        (Some(id), _) => join(path, id),
+        (None, Some(p)) => join(path, &format!("{p}{}", i + 1)),
+        (None, None) => format!("{path}[{i}]"),
+    }
+}
+
+/// One step of a walk into a value, as serde takes it: a table's key or a list's element.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// Names the place `steps` lead to from the top of `tree` (a file of the format `root`) as
+/// every message names keys: lists of tables by their elements' ids (or `step2`), other lists
+/// by index (`models[2]`). Returns the key path and the value there, if the tree has one.
+pub fn name_steps<'t>(
+    root: &'static [Key],
+    tree: &'t toml::Table,
+    steps: &[Step],
+) -> (String, Option<&'t toml::Value>) {
+    let mut path = String::new();
+    // The keys of the table the walk is in, when the format knows them.
+    let mut shape = Some(Shape::Table(root));
+    let mut table = Some(tree);
+    let mut value: Option<&toml::Value> = None;
+    for step in steps {
+        match step {
+            Step::Key(k) => {
+                path = join(&path, k);
+                value = table.and_then(|t| t.get(k));
+                shape = match shape {
+                    Some(Shape::Table(keys)) => keys.iter().find(|(n, _)| n == k).map(|(_, s)| *s),
+                    _ => None,
+                };
+            }
+            Step::Index(i) => {
+                let item = value.and_then(|v| v.get(*i));
+                let id = item.and_then(|v| v.get("id")).and_then(toml::Value::as_str);
+                (path, shape) = match shape {
+                    Some(Shape::ById(keys, prefix)) => {
+                        (element(&path, id, prefix, *i), Some(Shape::Table(keys)))
+                    }
+                    Some(Shape::ByIndex(keys)) => {
+                        (element(&path, None, None, *i), Some(Shape::Table(keys)))
+                    }
+                    _ => (element(&path, None, None, *i), None),
+                };
+                value = item;
+            }
+        }
+        table = value.and_then(toml::Value::as_table);
+    }
+    (path, value)
 }
 
 fn join(path: &str, key: &str) -> String {

@@ -12,12 +12,14 @@
 //! - [`limits`]: the most a file, key path, value or name may hold, and the bounded read.
 //! - [`keys`]: the key tree of a file format, checked against TOML text (with lines) or a
 //!   `--set` key path, so a misspelt key gets a suggestion before serde sees it.
+//! - [`typed`]: the raw serde structs read with type errors named by key path, in words.
 
 mod error;
 pub mod keys;
 pub mod limits;
 mod path;
 pub mod suggest;
+pub mod typed;
 
 pub use error::{ConfigError, Place};
 pub use keys::{Key, Shape};

@@ -46,12 +46,14 @@ pub use binomial::pmf as binomial_pmf;
 /// any activation: those still to play and those ended).
 pub const MAX_STATES: usize = 250_000;
 
-/// Why a scenario has no exact distribution.
+/// Why a scenario has no exact distribution. What the user can do instead depends on the
+/// command that asked (`exact`, `advise`, `run` with `best` orders, `run --validate`), so the
+/// caller says it.
 #[derive(Debug, thiserror::Error)]
 pub enum Refusal {
-    #[error("the exact engine does not play card games (their shuffles and orderings are not dice tests); use `rollcall run`")]
+    #[error("the exact engine does not play card games (their shuffles and orderings are not dice tests)")]
     Cards,
-    #[error("{at}{order}: {reason}; use `rollcall run` for this scenario")]
+    #[error("{at}{order}: {reason}")]
     Order {
         /// As for `Step`.
         at: String,
@@ -60,9 +62,9 @@ pub enum Refusal {
         order: String,
         reason: String,
     },
-    #[error("{at}engagement: {reason}; use `rollcall run` for this scenario")]
+    #[error("{at}engagement: {reason}")]
     Engagement { at: String, reason: String },
-    #[error("{at}step `{step}` ({command}): {reason}; use `rollcall run` for this scenario")]
+    #[error("{at}step `{step}` ({command}): {reason}")]
     Step {
         /// "choice `x`, " and/or "sweep point k=v, ", or empty.
         at: String,

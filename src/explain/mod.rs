@@ -182,18 +182,27 @@ fn engines(out: &mut String, set: &ScenarioSet, exact: Result<(), &Refusal>) {
     let s = &set.variants[0].scenario;
     let points = set.variants.len();
     let _ = writeln!(out, "\nEngines:");
-    let _ = writeln!(
-        out,
-        "  Monte Carlo (`rollcall run`) applies to every scenario: it plays {} trials{}, in \
-         chunks whose random numbers depend only on the seed and the chunk, so the tables are \
-         the same for any thread count.",
-        thousands(s.trials),
-        if points > 1 {
-            format!(" at each of the {points} sweep points")
-        } else {
-            String::new()
-        }
-    );
+    if exact.is_err() && set.has_best() {
+        let _ = writeln!(
+            out,
+            "  Monte Carlo (`rollcall run`) plays `best` orders as `rollcall advise` works them \
+             out, which needs the exact engine: it refuses this scenario (the reason below). \
+             Fixed orders instead of `best` would let it simulate the engagement."
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "  Monte Carlo (`rollcall run`) applies to every scenario: it plays {} trials{}, in \
+             chunks whose random numbers depend only on the seed and the chunk, so the tables \
+             are the same for any thread count.",
+            thousands(s.trials),
+            if points > 1 {
+                format!(" at each of the {points} sweep points")
+            } else {
+                String::new()
+            }
+        );
+    }
     match exact {
         Ok(()) => {
             let _ = writeln!(

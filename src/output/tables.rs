@@ -14,6 +14,11 @@ pub struct Report {
     pub scenario: String,
     pub param_names: Vec<String>,
     pub variants: Vec<VariantReport>,
+    /// A card game in which both players enumerate their orderings at every sweep point: its
+    /// game of orderings is solved (`equilibrium.csv`) even where a player has one ordering.
+    /// Kept in a shard's part (left out when false), so a merge writes what the run would.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub both_enumerate: bool,
 }
 
 /// One sweep point's results.
@@ -507,6 +512,7 @@ mod tests {
                 }],
                 comparisons: vec![],
             }],
+            both_enumerate: false,
         };
         let summary = String::from_utf8(summary_csv(&report)).unwrap();
         let lines: Vec<&str> = summary.lines().collect();
@@ -543,6 +549,7 @@ mod tests {
                     differences: hist(&[-1, 0, 0, 2]),
                 }],
             }],
+            both_enumerate: false,
         };
         let text = String::from_utf8(compare_csv(&report).unwrap()).unwrap();
         let row = text.lines().nth(1).unwrap();

@@ -7,11 +7,13 @@
 //! scenario (`validate::scenario`).
 
 use super::error::Context;
+use super::keys::FILE;
 use super::overrides::{self, split_path, Setting};
 use super::raw::RawFile;
 use super::validate;
 use super::{Scenario, ScenarioError};
 use crate::config::suggest::clip_line;
+use crate::config::typed;
 
 type Result<T> = std::result::Result<T, ScenarioError>;
 
@@ -77,23 +79,19 @@ pub(super) fn arms(
                 setting: name.clone(),
                 problem,
             })?;
-            let check: std::result::Result<RawFile, _> =
-                toml::Value::Table(tree.clone()).try_into();
-            if let Err(e) = check {
+            if let Err(problem) = typed::from_tree::<RawFile>(&tree, FILE) {
                 return Err(ScenarioError::Override {
                     file: ctx.file.clone(),
                     setting: name.clone(),
-                    problem: e.message().to_string(),
+                    problem,
                 });
             }
         }
         let arm_raw: RawFile =
-            toml::Value::Table(tree)
-                .try_into()
-                .map_err(|e: toml::de::Error| ScenarioError::Syntax {
-                    file: ctx.file.clone(),
-                    message: format!("choice `{}`: {}", c.id, e.message()),
-                })?;
+            typed::from_tree(&tree, FILE).map_err(|problem| ScenarioError::Syntax {
+                file: ctx.file.clone(),
+                message: format!("choice `{}`: {problem}", c.id),
+            })?;
         let mut scenario =
             validate::scenario(ctx, arm_raw).map_err(|e| in_choice(e, &c.id, c.set.as_ref()))?;
         if scenario.cards.is_some() {

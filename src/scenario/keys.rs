@@ -101,7 +101,7 @@ const CHOICE: &[Key] = &[
 
 /// The whole file. `[sweep]` keys are key paths, checked when applied; the `[cards]` keys are
 /// the card loader's.
-const FILE: &[Key] = &[
+pub(super) const FILE: &[Key] = &[
     ("scenario", Table(META)),
     ("options", Table(OPTIONS)),
     ("battlefield", Table(BATTLEFIELD)),

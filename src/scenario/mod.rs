@@ -17,6 +17,7 @@ pub use error::ScenarioError;
 pub use overrides::{parse_setting, Setting, MAX_SWEEP_POINTS};
 
 use crate::config::limits::{read_text, MAX_FILE_BYTES};
+use crate::config::typed;
 use crate::dice::{Amount, DiceTest};
 use crate::rules::geometry::{Battlefield, Point};
 use raw::RawFile;
@@ -352,6 +353,15 @@ impl ScenarioSet {
     pub fn seed(&self) -> u64 {
         self.variants[0].scenario.seed
     }
+
+    /// Some arm of some sweep point has a `best` order: every command plays it as the advice
+    /// says, so none can play the file where the advice cannot be worked out.
+    pub fn has_best(&self) -> bool {
+        self.variants
+            .iter()
+            .flat_map(Variant::arms)
+            .any(|s| s.engagement.as_ref().is_some_and(Engagement::has_best))
+    }
 }
 
 /// Reads and validates a scenario file, applying `settings` (`--set`) before validation.
@@ -366,20 +376,19 @@ pub fn load(path: &Path, settings: &[Setting]) -> Result<ScenarioSet, ScenarioEr
 
 /// Validates scenario text; `file` names it in messages.
 pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet, ScenarioError> {
-    // Deserialize the text as written first: the parser's errors then carry line numbers.
-    let syntax = |e: toml::de::Error| ScenarioError::Syntax {
+    keys::check(file, text)?;
+    let written: toml::Table = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
         file: file.to_string(),
         message: e.to_string(),
-    };
-    keys::check(file, text)?;
-    let raw: RawFile = toml::from_str(text).map_err(syntax)?;
+    })?;
+    // Read from the text as written, so a value of the wrong type is shown at its line.
+    let raw: RawFile = typed::from_text(file, text, &written, keys::FILE)?;
     validate::sizes(
         &error::Context {
             file: file.to_string(),
         },
         &raw,
     )?;
-    let written: toml::Table = toml::from_str(text).map_err(syntax)?;
     let mut value = written.clone();
     for setting in settings {
         overrides::apply(&mut value, setting).map_err(|problem| ScenarioError::Override {
@@ -424,37 +433,15 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
     };
     let mut variants = Vec::with_capacity(grid.points.len());
     for point in &grid.points {
-        let mut value = value.clone();
-        for setting in point {
-            overrides::apply(&mut value, setting).map_err(|problem| ScenarioError::Override {
-                file: file.to_string(),
-                setting: setting.to_string(),
-                problem,
-            })?;
-        }
-        let raw: RawFile = match toml::Value::Table(value.clone()).try_into() {
-            Ok(raw) => raw,
-            Err(e) => {
-                let applied: Vec<&Setting> = settings.iter().chain(point).collect();
-                return Err(override_type_error(file, &written, &applied, &e));
-            }
-        };
-        let params = point.iter().map(|s| s.value_text()).collect();
-        if designs::has_sets(&value) {
-            let designs = designs::arms(&ctx, &value, &raw, &taken)?;
-            variants.push(Variant {
-                params,
-                scenario: designs[0].clone(),
-                designs,
-            });
-            continue;
-        }
-        let scenario = validate::scenario(&ctx, raw)?;
-        variants.push(Variant {
-            params,
-            scenario,
-            designs: Vec::new(),
-        });
+        let variant = sweep_point(&ctx, &written, &value, settings, point, &taken);
+        // A check that fails at a point of a sweep names the point: the file alone may pass
+        // it. (A setting that cannot be applied is named as it is.)
+        let variant = match variant {
+            Err(e @ (ScenarioError::Override { .. } | ScenarioError::Sweep { .. })) => Err(e),
+            Err(e) if !point.is_empty() => Err(e.at_sweep_point(assignments(point))),
+            other => other,
+        }?;
+        variants.push(variant);
     }
     Ok(ScenarioSet {
         name: variants[0].scenario.name.clone(),
@@ -465,33 +452,86 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
     })
 }
 
-/// Names the setting (`--set` or sweep value) that gave a key a value of the wrong type or
-/// an unknown key: the file alone deserialized, so the first setting after which the tree no
-/// longer does is the culprit.
+/// One sweep point's variant: `point`'s settings applied to `value` (the file `written` with
+/// `settings` applied), then validated.
+fn sweep_point(
+    ctx: &error::Context,
+    written: &toml::Table,
+    value: &toml::Table,
+    settings: &[Setting],
+    point: &[Setting],
+    taken: &[Vec<String>],
+) -> Result<Variant, ScenarioError> {
+    let file = &ctx.file;
+    let mut value = value.clone();
+    for setting in point {
+        overrides::apply(&mut value, setting).map_err(|problem| ScenarioError::Sweep {
+            file: file.clone(),
+            point: assignments(std::slice::from_ref(setting)),
+            problem,
+        })?;
+    }
+    let raw: RawFile = typed::from_tree(&value, keys::FILE)
+        .map_err(|problem| override_type_error(file, written, settings, point, problem))?;
+    let params = point.iter().map(|s| s.value_text()).collect();
+    if designs::has_sets(&value) {
+        let designs = designs::arms(ctx, &value, &raw, taken)?;
+        return Ok(Variant {
+            params,
+            scenario: designs[0].clone(),
+            designs,
+        });
+    }
+    Ok(Variant {
+        params,
+        scenario: validate::scenario(ctx, raw)?,
+        designs: Vec::new(),
+    })
+}
+/// Names the setting (`--set` or sweep value) that gave a key a value of the wrong type: the
+/// file alone deserialized, so the first setting after which the tree no longer does is the
+/// culprit. `problem` is what the tree with every setting applied gave.
 fn override_type_error(
     file: &str,
     written: &toml::Table,
-    applied: &[&Setting],
-    error: &toml::de::Error,
+    settings: &[Setting],
+    point: &[Setting],
+    problem: String,
 ) -> ScenarioError {
     let mut value = written.clone();
-    for setting in applied {
+    for (i, setting) in settings.iter().chain(point).enumerate() {
         if overrides::apply(&mut value, setting).is_err() {
             break;
         }
-        let check: Result<RawFile, toml::de::Error> = toml::Value::Table(value.clone()).try_into();
-        if let Err(e) = check {
-            return ScenarioError::Override {
-                file: file.to_string(),
-                setting: setting.to_string(),
-                problem: e.message().to_string(),
+        if let Err(problem) = typed::from_tree::<RawFile>(&value, keys::FILE) {
+            return if i < settings.len() {
+                ScenarioError::Override {
+                    file: file.to_string(),
+                    setting: setting.to_string(),
+                    problem,
+                }
+            } else {
+                ScenarioError::Sweep {
+                    file: file.to_string(),
+                    point: assignments(std::slice::from_ref(setting)),
+                    problem,
+                }
             };
         }
     }
     ScenarioError::Syntax {
         file: file.to_string(),
-        message: format!("after applying overrides: {}", error.message()),
+        message: format!("after applying overrides: {problem}"),
     }
+}
+
+/// A sweep point as messages name it: `unit.wardens.size = 3, scenario.seed = 2`.
+fn assignments(point: &[Setting]) -> String {
+    point
+        .iter()
+        .map(|s| format!("{} = {}", s.path.join("."), s.value))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Parses a count written as `1000000`, `1_000_000`, `1e6`, `2.5e6`, `1M`, `10k` or `1G`.
