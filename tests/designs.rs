@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{ok, rollcall};
+use common::{binomial_pmf, comonotone_difference_variance, ok, rollcall};
 use rollcall::dice::{Fraction, SuccessCount};
 use std::path::Path;
 
@@ -126,23 +126,33 @@ set = { "unit.w.resolve" = "d6>=5" }
     );
     let out = run(tmp.path(), "resolve", &text, &[]);
     let summary = csv(&out.join("summary.csv"));
+    let n: f64 = 200_000.0;
     for (choice, p) in [("four", 0.5), ("five", 1.0 / 3.0)] {
         let r = row(&summary, "choice", choice, "w.restored");
         let (mean, se) = (num(r, "mean"), num(r, "std_error"));
+        let variance = m * p * (1.0 - p);
+        let expected_se = (variance / n).sqrt();
         assert!(
-            (mean - m * p).abs() < 5.0 * se,
+            (mean - m * p).abs() < 5.0 * expected_se,
             "{choice}: {mean} vs {}",
             m * p
         );
-        // The standard error itself agrees with sqrt(m p (1-p) / n).
-        let expected_se = (m * p * (1.0 - p) / 200_000.0).sqrt();
-        assert!((se / expected_se - 1.0).abs() < 0.02, "{choice}: se {se}");
+        // The standard error itself agrees with sqrt(m p (1-p) / n): a sample standard
+        // deviation's relative error has standard deviation sqrt((kurtosis - 1) / (4 n)), a
+        // binomial's kurtosis being 3 + (1 - 6 p (1 - p)) / (m p (1 - p)).
+        let kurtosis = 3.0 + (1.0 - 6.0 * p * (1.0 - p)) / variance;
+        let relative = ((kurtosis - 1.0) / (4.0 * n)).sqrt();
+        assert!(
+            (se / expected_se - 1.0).abs() < 5.0 * relative,
+            "{choice}: se {se}, expected {expected_se} within {}",
+            5.0 * relative
+        );
     }
     let compare = csv(&out.join("compare.csv"));
     let r = row(&compare, "first", "four", "w.restored");
     assert_eq!(r["second"], "five");
     let truth = m * 0.5 - m / 3.0;
-    let tolerance = paired_tolerance(m * 0.25, m * 2.0 / 9.0, 200_000.0);
+    let tolerance = paired_tolerance(&binomial_pmf(5, 0.5), &binomial_pmf(5, 1.0 / 3.0), n);
     assert!(
         (num(r, "mean_diff") - truth).abs() < tolerance,
         "{truth} not within {tolerance} of {r:?}"
@@ -151,11 +161,12 @@ set = { "unit.w.resolve" = "d6>=5" }
     assert!((total - 1.0).abs() < 1e-12, "{total}");
 }
 
-/// Five standard errors of a paired mean difference over `n` trials, whatever the coupling:
-/// the difference's standard deviation is at most the sum of the two arms' (Minkowski), from
-/// their closed-form variances.
-fn paired_tolerance(variance_a: f64, variance_b: f64, n: f64) -> f64 {
-    5.0 * (variance_a.sqrt() + variance_b.sqrt()) / n.sqrt()
+/// Five standard errors of the paired mean difference of two Rally arms over `n` trials, the
+/// arms' counts distributed as `a` and `b`: Rally draws its count from one word through each
+/// arm's inverse CDF (monotone in the word: the sampler test below), so the difference's
+/// variance is the comonotone one.
+fn paired_tolerance(a: &[(i64, f64)], b: &[(i64, f64)], n: f64) -> f64 {
+    5.0 * (comonotone_difference_variance(a, b) / n).sqrt()
 }
 
 /// A random source that hands out one given word.
@@ -221,7 +232,11 @@ set = { "unit.w.resolve" = "d6>=3" }
     assert!((total - 1.0).abs() < 1e-12, "{total}");
     // Closed form: 5/2 - 10/3.
     let truth = 2.5 - 5.0 * 2.0 / 3.0;
-    let tolerance = paired_tolerance(5.0 * 0.25, 5.0 * 2.0 / 9.0, 200_000.0);
+    let tolerance = paired_tolerance(
+        &binomial_pmf(5, 0.5),
+        &binomial_pmf(5, 2.0 / 3.0),
+        200_000.0,
+    );
     assert!(
         (num(r, "mean_diff") - truth).abs() < tolerance,
         "{truth} not within {tolerance} of {r:?}"
@@ -252,12 +267,22 @@ set = { "unit.w.resolve" = "d6>=6" }
     );
     let out = run(tmp.path(), "both", &text, &[]);
     let summary = csv(&out.join("summary.csv"));
+    // One Rally at 4+ of six missing: Binomial(6, 1/2), mean 3, variance 3/2.
+    let n: f64 = 200_000.0;
     let r = row(&summary, "choice", "file", "w.restored");
-    assert!((num(r, "mean") - 3.0).abs() < 5.0 * num(r, "std_error"));
-    // Two Rallies at 6+: each missing model comes back with 1 - (5/6)^2 = 11/36.
+    assert!(
+        (num(r, "mean") - 3.0).abs() < 5.0 * (1.5 / n).sqrt(),
+        "{r:?}"
+    );
+    // Two Rallies at 6+: each missing model comes back with q = 1 - (5/6)^2 = 11/36,
+    // Binomial(6, q).
     let r = row(&summary, "choice", "both", "w.restored");
-    let truth = 6.0 * 11.0 / 36.0;
-    assert!((num(r, "mean") - truth).abs() < 5.0 * num(r, "std_error"));
+    let q = 11.0 / 36.0;
+    let truth = 6.0 * q;
+    assert!(
+        (num(r, "mean") - truth).abs() < 5.0 * (6.0 * q * (1.0 - q) / n).sqrt(),
+        "{r:?}"
+    );
     // Only the steps both arms have are compared.
     let compare = csv(&out.join("compare.csv"));
     assert!(compare.iter().any(|r| r["metric"] == "step1.resolved"));
@@ -542,11 +567,15 @@ set = { "unit.w.resolve" = "d6>=5" }
             .find(|r| r["unit.w.alive"] == alive && r["metric"] == "w.restored")
             .unwrap();
         let truth = missing * (0.5 - 1.0 / 3.0);
-        let half = (num(r, "ci95_high") - num(r, "ci95_low")) / 2.0;
-        // The half-width is 1.96 standard errors: within 5 standard errors.
+        let k = missing as u32;
+        let tolerance = paired_tolerance(
+            &binomial_pmf(k, 0.5),
+            &binomial_pmf(k, 1.0 / 3.0),
+            100_000.0,
+        );
         assert!(
-            (num(r, "mean_diff") - truth).abs() < 5.0 / 1.96 * half,
-            "{r:?}"
+            (num(r, "mean_diff") - truth).abs() < tolerance,
+            "{truth} not within {tolerance} of {r:?}"
         );
     }
     refused(

@@ -566,6 +566,29 @@ fn the_base_engagement_runs() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("e.toml"), BASE).unwrap();
     ok(tmp.path(), &["run", "e.toml", "--quiet", "--out", "out"]);
+    assert_green_losses(&tmp.path().join("out"));
+}
+
+/// In BASE blue never loses a model (green has no weapon), so it shoots green every round:
+/// three rounds of three attacks hitting on 4+ with no save, the nearest model first. Green
+/// loses min(3, H) models, H ~ Binomial(9, 1/2): P(H = 0, 1, 2) = 1, 9, 36 in 512, so the
+/// losses are 0, 1, 2, 3 with 1, 9, 36, 466 in 512 (mean 1479/512), whoever goes first and
+/// whichever target rule picks the only enemy.
+fn assert_green_losses(out: &Path) {
+    let pmf = [(0.0, 1.0), (1.0, 9.0), (2.0, 36.0), (3.0, 466.0)].map(|(v, c)| (v, c / 512.0));
+    let mean: f64 = pmf.iter().map(|&(v, p)| v * p).sum();
+    let variance: f64 = pmf.iter().map(|&(v, p)| (v - mean) * (v - mean) * p).sum();
+    let rows = common::csv_rows(&out.join("summary.csv"));
+    let lost = rows
+        .iter()
+        .find(|r| r["metric"] == "green.lost")
+        .expect("a green.lost row");
+    let trials: f64 = lost["trials"].parse().unwrap();
+    let got: f64 = lost["mean"].parse().unwrap();
+    assert!(
+        (got - mean).abs() < 5.0 * (variance / trials).sqrt(),
+        "green.lost {got}, expected {mean}"
+    );
 }
 
 #[test]
@@ -770,6 +793,28 @@ fn set_reaches_orders_and_the_engagement() {
             "--set",
             "unit.blue.orders.#2.target=weakest",
         ],
+    );
+    assert_green_losses(&tmp.path().join("out"));
+    // The settings took: the explanation draws the first side and shoots the weakest.
+    let explained = ok(
+        tmp.path(),
+        &[
+            "explain",
+            "e.toml",
+            "--set",
+            "engagement.first=random",
+            "--set",
+            "unit.blue.orders.#2.target=weakest",
+        ],
+    );
+    let text = String::from_utf8_lossy(&explained.stdout);
+    assert!(
+        text.contains("a side drawn at random first in each round"),
+        "{text}"
+    );
+    assert!(
+        text.contains("order #2 (shoot), always: blue declares Shoot at the enemy unit it can shoot with the fewest models"),
+        "{text}"
     );
 }
 

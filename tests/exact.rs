@@ -114,6 +114,7 @@ fn the_rally_table_sweep_is_binomial_at_every_point() {
     // Binomial(m, 1 - (1-p)^2), at all 100 points.
     let set = load_file("configs/rally-table.toml");
     let r = exact::report(&set, &[]).unwrap();
+    assert_eq!(set.variants.len(), 100);
     for (i, v) in set.variants.iter().enumerate() {
         let u = &v.scenario.units[0];
         let p = u
@@ -514,7 +515,13 @@ fn exact_command_writes_exact_tables_and_refuses_with_status_2() {
     // trials empty, std_error 0, interval = mean.
     let f: Vec<&str> = row.split(',').collect();
     assert_eq!((f[4], f[5], f[9]), ("exact", "", "0"), "{row}");
-    assert_eq!((f[6], f[10], f[11]), (f[6], f[6], f[6]));
+    assert_eq!((f[10], f[11]), (f[6], f[6]), "{row}");
+    // Each of the Masters' two shots hits on 4+ and the Defending target (6+ save, one better
+    // for Defend) fails its save on 1 to 4: 1/2 x 2/3 = 1/3 a shot, and a target of 2 HP takes
+    // every point, so damage taken is Binomial(2, 1/3): mean 2/3, variance 4/9.
+    let (mean, variance): (f64, f64) = (f[6].parse().unwrap(), f[7].parse().unwrap());
+    assert!((mean - 2.0 / 3.0).abs() < 1e-12, "{row}");
+    assert!((variance - 4.0 / 9.0).abs() < 1e-12, "{row}");
     let dist = std::fs::read_to_string(tmp.path().join("distribution.csv")).unwrap();
     assert!(
         dist.lines()
@@ -652,6 +659,11 @@ fn run_validate_passes_for_every_supported_shipped_scenario() {
         "{}",
         String::from_utf8_lossy(&crowded.stderr)
     );
+    // A refusal by the exact engine also exits 0, without validation.csv: the rows must be
+    // there, and all pass.
+    let v = std::fs::read_to_string(tmp.path().join("crowded-masters/validation.csv")).unwrap();
+    assert!(v.lines().count() > 1, "{v}");
+    assert!(v.lines().skip(1).all(|l| l.ends_with(",pass")), "{v}");
 }
 
 #[test]
