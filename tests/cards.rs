@@ -598,6 +598,8 @@ fn shipped_card_scenarios_run_and_give_the_seed_results() {
             .filter(|r| r.split(',').nth(1) == Some(kind))
             .count()
     };
+    // A orders 2 of its 3 cards: 3 x 2 = 6 orderings; B's script is 1. So 6 x 1 pairs, an
+    // average and a worst row for each of A's 6 and for B's 1.
     assert_eq!(
         [
             count("pair"),

@@ -315,6 +315,8 @@ set = { "unit.w.resolve" = "d6>=5" }
     let run = tmp.path().join("run");
     ok(&["run", s(&file), "--validate", "--quiet", "--out", s(&run)]);
     let validation = csv(&run.join("validation.csv"));
+    // 2 arms x 9 metrics (w.alive, w.restored, w.lost, w.damage_taken, w.destroyed and the
+    // step's resolved, fizzled, ineligible and responses).
     assert_eq!(validation.len(), 18);
     assert!(
         validation.iter().all(|r| r["result"] == "pass"),
