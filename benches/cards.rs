@@ -16,7 +16,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rand::Rng;
 use rollcall::cards::zones::{below, remove_in_order};
-use rollcall::cards::CardPlan;
+use rollcall::cards::{CardPlan, Plays};
 use rollcall::engine::{self, stream, Monitor, Plain, RunSpec, Shard, Trial};
 use rollcall::stats::Histogram;
 use std::hint::black_box;
@@ -295,25 +295,36 @@ fn effects(c: &mut Criterion) {
             })
         });
     }
-    // 16-card decks, hands of 5, 2 cards played at random, 3 turns: as the scenario draws.
-    const TURNS: u64 = 3;
-    g.throughput(Throughput::Elements(GAMES * TURNS));
+    // The scenario's deck sizes, hand size, cards per turn and turns.
+    let shipped = without_effects(|_| false);
+    let game = shipped.game();
+    let turns = game.turns() as u64;
+    let per_turn = game.cards_per_turn();
+    let sides = [0, 1].map(|p| {
+        let setup = game.player(p);
+        let hand_size = match setup.plays {
+            Plays::Random { hand_size } => hand_size,
+            _ => panic!("the shipped scenario plays at random"),
+        };
+        (setup.deck.len() as u16, hand_size)
+    });
+    g.throughput(Throughput::Elements(GAMES * turns));
     g.bench_function("draws_and_plays_model", |b| {
         let mut rng = stream::trial_stream(1);
-        let full: Vec<u16> = (0..16).collect();
-        let mut decks = [Vec::with_capacity(16), Vec::with_capacity(16)];
-        let mut hands = [Vec::with_capacity(8), Vec::with_capacity(8)];
+        let full = sides.map(|(cards, _)| (0..cards).collect::<Vec<u16>>());
+        let mut decks = full.clone();
+        let mut hands = sides.map(|(_, hand_size)| Vec::with_capacity(hand_size));
         b.iter(|| {
             let mut played = 0u64;
             for _ in 0..GAMES {
-                for (deck, hand) in decks.iter_mut().zip(&mut hands) {
-                    deck.clear();
-                    deck.extend_from_slice(&full);
-                    hand.clear();
+                for p in 0..2 {
+                    decks[p].clear();
+                    decks[p].extend_from_slice(&full[p]);
+                    hands[p].clear();
                 }
-                for _ in 0..TURNS {
-                    for (deck, hand) in decks.iter_mut().zip(&mut hands) {
-                        while hand.len() < 5 {
+                for _ in 0..turns {
+                    for (p, (deck, hand)) in decks.iter_mut().zip(&mut hands).enumerate() {
+                        while hand.len() < sides[p].1 {
                             let n = deck.len();
                             if n == 0 {
                                 break;
@@ -326,7 +337,7 @@ fn effects(c: &mut Criterion) {
                                 top
                             });
                         }
-                        for _ in 0..2usize.min(hand.len()) {
+                        for _ in 0..per_turn.min(hand.len()) {
                             let i = below(&mut rng, hand.len() as u32) as usize;
                             played += u64::from(remove_in_order(hand, i));
                         }

@@ -546,6 +546,52 @@ fn where_the_exact_engine_refuses_advise_and_run_refuse_naming_the_order_and_the
 }
 
 #[test]
+fn a_refusal_in_an_arm_with_fixed_orders_is_not_blamed_on_the_advice() {
+    // The advised arm is played as advised; another arm Runs, which the exact engine does not
+    // follow. That refusal leaves the file to simulation: `run` plays both arms, `exact`
+    // says it has no exact distribution (not that `best` cannot be advised), and `explain`
+    // does not say `run` refuses it.
+    let text = format!(
+        "{}[[choice]]\nid = \"advised\"\nset = {{}}\n[[choice]]\nid = \"runner\"\n\
+         set = {{ \"unit.wardens.orders\" = [{{ command = \"run\", toward = [0.0, 0.0] }}] }}\n",
+        volley(r#"["rally", "shoot"]"#, "wardens.alive").replace(
+            "resolve = \"d6>=5\"\nweapon",
+            "resolve = \"d6>=5\"\nmove = 6.0\nweapon",
+        )
+    );
+    assert!(text.contains("move = 6.0"));
+    let tmp = tempfile::tempdir().unwrap();
+    let file = write(tmp.path(), "arms.toml", &text);
+    let out = |name: &str| tmp.path().join(name).display().to_string();
+    let o = rollcall(&[
+        "run",
+        &file,
+        "--trials",
+        "1000",
+        "--quiet",
+        "--out",
+        &out("run"),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = rollcall(&["exact", &file, "--out", &out("exact")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no exact distribution") && err.contains("Run moves units"),
+        "{err}"
+    );
+    assert!(!err.contains("cannot advise"), "{err}");
+    let o = rollcall(&["explain", &file]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    assert!(
+        text.contains("Monte Carlo (`rollcall run`) applies"),
+        "{text}"
+    );
+    assert!(!text.contains("it refuses this scenario"), "{text}");
+}
+
+#[test]
 fn advise_help_names_the_folder_it_writes() {
     // The default folder, as the README's advise section documents it.
     let o = rollcall(&["advise", "--help"]);

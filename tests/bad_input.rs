@@ -858,6 +858,38 @@ fn errors_at_a_sweep_point_name_the_sweep_key_and_value() {
         &e,
         &["[sweep] point scenario.seed = 1, unit.wardens.size = 3: key `unit.wardens.alive`"],
     );
+    // The file is wrong whatever the point: the sweep is not blamed.
+    let toml = format!(
+        "{}[sweep]\n\"scenario.seed\" = [1, 2]\n",
+        replace("alive = 4", "alive = 20")
+    );
+    let e = fails(&toml, &[]);
+    says(
+        &e,
+        &[
+            "bad.toml: ",
+            "key `unit.wardens.alive`: 20 is more than size = 10",
+        ],
+    );
+    assert!(!e.contains("[sweep]"), "{e}");
+}
+
+#[test]
+fn an_unknown_key_inside_a_value_set_whole_is_called_unknown() {
+    let e = fails(
+        BASELINE,
+        &[
+            "--set",
+            "unit.wardens.formation={ kind = \"line\", x = 1.0, y = 1.0, spacng = 1.5 }",
+        ],
+    );
+    says(
+        &e,
+        &[
+            "unit.wardens.formation.spacng",
+            "unknown key \"spacng\" (did you mean \"spacing\"?)",
+        ],
+    );
 }
 
 // ---- flags: clap's usage errors exit 2 and name the flag and the value ----

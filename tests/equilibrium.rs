@@ -5,7 +5,7 @@
 use rollcall::cards::equilibrium::equilibrium_csv;
 use rollcall::cards::margins::pairs;
 use rollcall::cards::matrix_game::{solve, Equilibrium};
-use rollcall::output::{Comparison, MetricReport, Report, VariantReport};
+use rollcall::output::{partial, Comparison, MetricReport, Report, VariantReport};
 use rollcall::stats::Histogram;
 use std::path::Path;
 use std::process::Command;
@@ -463,6 +463,32 @@ fn sharded_runs_merge_to_the_same_game_tables() {
     // The score pairs behind the intervals are not choice comparisons.
     assert!(!dir("single").join("compare.csv").exists());
     assert!(!dir("merged").join("compare.csv").exists());
+    // Parts from 0.5.1 do not say that both players enumerate (the field reads as false):
+    // they still merge to the game's table, as 0.5.1 wrote it (each player has two orderings).
+    std::fs::create_dir_all(dir("legacy")).unwrap();
+    for entry in std::fs::read_dir(dir("parts")).unwrap() {
+        let path = entry.unwrap().path();
+        let mut part = partial::read(&path).unwrap();
+        assert!(part.body.report.both_enumerate, "{path:?}");
+        part.body.report.both_enumerate = false;
+        let bytes = partial::to_bytes(part.body, part.threads, part.wall_seconds);
+        std::fs::write(dir("legacy").join(path.file_name().unwrap()), bytes).unwrap();
+    }
+    let merge = rollcall(&[
+        "merge",
+        dir("legacy").to_str().unwrap(),
+        "--out",
+        dir("merged-legacy").to_str().unwrap(),
+    ]);
+    assert!(
+        merge.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merge.stderr)
+    );
+    assert_eq!(
+        std::fs::read(dir("single").join("equilibrium.csv")).unwrap(),
+        std::fs::read(dir("merged-legacy").join("equilibrium.csv")).unwrap()
+    );
 }
 
 /// Cards for the games of a single ordering below: a 3-point spell, a 1-point action, and

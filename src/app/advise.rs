@@ -57,10 +57,8 @@ fn advise_all<'a>(set: &'a ScenarioSet, compiled: &mut Compiled) -> Result<Vec<A
                 "" => at.clone(),
                 id => format!("{at}choice `{id}`, "),
             };
-            let advice = crate::exact::advice(plan, e, &at).map_err(|source| Error::Advice {
-                file: set.file.clone(),
-                source,
-            })?;
+            let advice =
+                crate::exact::advice(plan, e, &at).map_err(|source| refused(set, source))?;
             let arm = Arm {
                 params: &variant.params,
                 choice,

@@ -292,14 +292,17 @@ fn exact_report(set: &ScenarioSet, compiled: Option<&Compiled>) -> Result<ExactR
     crate::exact::report(set, &arms)
 }
 
-/// The error for the exact engine's refusal of `set`: a file with `best` orders has no advice
-/// to play, which no command can do without; any other file can still be simulated.
+/// The error for the exact engine's refusal of `set`: a refusal met while advising `best`
+/// orders leaves them unplayable, which no command can do without; any other leaves the
+/// scenario to simulation.
 fn refused(set: &ScenarioSet, source: Refusal) -> Error {
     let file = set.file.clone();
-    if set.has_best() {
-        Error::Advice { file, source }
-    } else {
-        Error::Exact { file, source }
+    match source {
+        Refusal::Advice(source) => Error::Advice {
+            file,
+            source: *source,
+        },
+        source => Error::Exact { file, source },
     }
 }
 

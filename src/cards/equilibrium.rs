@@ -36,14 +36,18 @@ pub fn both_enumerate(game: &CardGame) -> bool {
 
 /// `equilibrium.csv`, or `None` unless both players enumerate at every sweep point.
 pub fn equilibrium_csv(report: &Report) -> Option<Vec<u8>> {
-    if !report.both_enumerate {
-        return None;
-    }
     let grids: Vec<Grid> = report
         .variants
         .iter()
         .map(Grid::read)
         .collect::<Option<Vec<_>>>()?;
+    // Shard parts written before 0.5.2 do not say whether both players enumerate; such a
+    // part's game is solved as 0.5.1 solved it, when each player has two orderings or more
+    // (only enumerating players have more than one).
+    let legacy = || grids.iter().all(|g| g.a.len() >= 2 && g.b.len() >= 2);
+    if !report.both_enumerate && !legacy() {
+        return None;
+    }
     let mut w = tables::writer();
     tables::header(
         &mut w,

@@ -5,10 +5,12 @@
 //! allowed. Deserializing through `serde_path_to_error` records the path serde walked to the
 //! bad value; [`super::keys::name_steps`] names it as `--set` and the other messages do
 //! (`unit.wardens.alive`), the value there is quoted as [`super::shown`] quotes values, and
-//! serde's type names become words ("a whole number", "text"). Unknown keys never get here:
-//! the key tree is checked first, with suggestions.
+//! serde's type names become words ("a whole number", "text"). A file's unknown keys never get
+//! here (its key tree is checked first, with suggestions); those inside a value given whole
+//! (`--set`, a sweep point, a choice's `set`) do, and are worded the same way.
 
 use super::keys::{name_steps, Step};
+use super::suggest::unknown_key;
 use super::{shown, ConfigError, Key, Place};
 use serde::de::DeserializeOwned;
 use serde_path_to_error::Segment;
@@ -70,6 +72,15 @@ fn explain(
         steps.push(Step::Key(field.to_string()));
         let (key, _) = name_steps(root, tree, &steps);
         return (key, "missing; this key is required here".into());
+    }
+    // A value given whole (by `--set`, a sweep point or a choice's `set`) is not walked key by
+    // key beforehand: serde meets its unknown keys, and names the bad key in the path.
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        if let Some((bad, allowed)) = rest.split_once('`') {
+            let allowed: Vec<&str> = allowed.split('`').skip(1).step_by(2).collect();
+            let (key, _) = name_steps(root, tree, &steps);
+            return (key, unknown_key(bad, &allowed));
+        }
     }
     let (key, found) = name_steps(root, tree, &steps);
     (key, problem(message, found))
@@ -138,9 +149,11 @@ mod tests {
     }
 
     #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
     #[allow(dead_code)]
     struct Inner {
         name: String,
+        size: Option<i64>,
     }
 
     const UNIT: &[Key] = &[
@@ -153,7 +166,10 @@ mod tests {
     ];
     const ROOT: &[Key] = &[
         ("unit", ById(UNIT, None)),
-        ("top", Table(&[("inner", Table(&[("name", Value)]))])),
+        (
+            "top",
+            Table(&[("inner", Table(&[("name", Value), ("size", Value)]))]),
+        ),
     ];
 
     fn error(text: &str) -> String {
@@ -206,6 +222,19 @@ mod tests {
         assert!(
             e.contains("key `top.inner.name`: missing; this key is required here"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_key_inside_a_value_given_whole_is_called_unknown() {
+        // As `--set top.inner={ nmae = "x" }` would give it: the value's keys were not walked.
+        let tree: toml::Table =
+            toml::from_str("unit = []\ntop = { inner = { nmae = \"x\" } }\n").unwrap();
+        let e = from_tree::<File>(&tree, ROOT).unwrap_err();
+        assert_eq!(
+            e,
+            "key `top.inner.nmae`: unknown key \"nmae\" (did you mean \"name\"?); allowed here: \
+             name, size"
         );
     }
 

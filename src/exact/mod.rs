@@ -72,6 +72,10 @@ pub enum Refusal {
         command: &'static str,
         reason: String,
     },
+    /// Met while working out the advice for `best` orders: without it they cannot be played
+    /// at all, where another refusal leaves the scenario to simulation.
+    #[error(transparent)]
+    Advice(Box<Refusal>),
 }
 
 /// One metric's exact pmf, named as in the Monte Carlo tables.
@@ -256,7 +260,7 @@ pub fn advice(plan: &Plan, e: &Engagement, at: &str) -> Result<Advice, Refusal> 
              backward induction had reached {} states)",
             failed.states
         );
-        refusal(plan, e, at, failed.why, &more)
+        Refusal::Advice(Box::new(refusal(plan, e, at, failed.why, &more)))
     })
 }
 

@@ -182,7 +182,7 @@ fn engines(out: &mut String, set: &ScenarioSet, exact: Result<(), &Refusal>) {
     let s = &set.variants[0].scenario;
     let points = set.variants.len();
     let _ = writeln!(out, "\nEngines:");
-    if exact.is_err() && set.has_best() {
+    if matches!(exact, Err(crate::exact::Refusal::Advice(_))) {
         let _ = writeln!(
             out,
             "  Monte Carlo (`rollcall run`) plays `best` orders as `rollcall advise` works them \

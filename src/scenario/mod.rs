@@ -353,15 +353,6 @@ impl ScenarioSet {
     pub fn seed(&self) -> u64 {
         self.variants[0].scenario.seed
     }
-
-    /// Some arm of some sweep point has a `best` order: every command plays it as the advice
-    /// says, so none can play the file where the advice cannot be worked out.
-    pub fn has_best(&self) -> bool {
-        self.variants
-            .iter()
-            .flat_map(Variant::arms)
-            .any(|s| s.engagement.as_ref().is_some_and(Engagement::has_best))
-    }
 }
 
 /// Reads and validates a scenario file, applying `settings` (`--set`) before validation.
@@ -434,11 +425,18 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
     let mut variants = Vec::with_capacity(grid.points.len());
     for point in &grid.points {
         let variant = sweep_point(&ctx, &written, &value, settings, point, &taken);
-        // A check that fails at a point of a sweep names the point: the file alone may pass
-        // it. (A setting that cannot be applied is named as it is.)
+        // A check that fails at a point of a sweep names the point, unless the file fails it
+        // alike without the point's settings: then the file is at fault, not the sweep. (A
+        // setting that cannot be applied is named as it is.)
         let variant = match variant {
             Err(e @ (ScenarioError::Override { .. } | ScenarioError::Sweep { .. })) => Err(e),
-            Err(e) if !point.is_empty() => Err(e.at_sweep_point(assignments(point))),
+            Err(e) if !point.is_empty() => {
+                let alone = sweep_point(&ctx, &written, &value, settings, &[], &taken);
+                match alone {
+                    Err(same) if same.to_string() == e.to_string() => Err(e),
+                    _ => Err(e.at_sweep_point(assignments(point))),
+                }
+            }
             other => other,
         }?;
         variants.push(variant);
