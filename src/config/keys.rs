@@ -130,7 +130,7 @@ fn walk_value(value: &Node, shape: Shape, path: &str) -> Result<(), Unknown> {
         (Shape::ByIndex(keys), Node::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
                 if let Node::Table(entries) = item {
-                    walk_table(entries, keys, &format!("{path}[{i}]"))?;
+                    walk_table(entries, keys, &element(path, None, None, i))?;
                 }
             }
             Ok(())

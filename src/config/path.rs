@@ -58,7 +58,16 @@ impl At {
 
     /// The value here is of the wrong type: `expected <what>, found <value>`.
     pub fn mismatch(&self, what: &str, found: &Value) -> ConfigError {
-        self.err(format!("expected {what}, found {}", shown(found)))
+        self.err(expected(what, Some(found)))
+    }
+}
+
+/// `expected <what>, found <the value>` (just `expected <what>` when the value is unknown):
+/// how every message says a value is of the wrong type.
+pub fn expected(what: &str, found: Option<&Value>) -> String {
+    match found {
+        Some(v) => format!("expected {what}, found {}", shown(v)),
+        None => format!("expected {what}"),
     }
 }
 

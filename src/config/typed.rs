@@ -11,7 +11,7 @@
 
 use super::keys::{name_steps, Step};
 use super::suggest::unknown_key;
-use super::{shown, ConfigError, Key, Place};
+use super::{ConfigError, Key, Place};
 use serde::de::DeserializeOwned;
 use serde_path_to_error::Segment;
 
@@ -95,10 +95,9 @@ fn problem(message: &str, found: Option<&toml::Value>) -> String {
             .rfind(", expected ")
             .map(|at| &message[at + ", expected ".len()..]),
     };
-    match (expected, found) {
-        (Some(what), Some(v)) => format!("expected {}, found {}", in_words(what), shown(v)),
-        (Some(what), None) => format!("expected {}", in_words(what)),
-        (None, _) => message.to_string(),
+    match expected {
+        Some(what) => super::path::expected(in_words(what), found),
+        None => message.to_string(),
     }
 }
 

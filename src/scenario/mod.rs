@@ -486,6 +486,7 @@ fn sweep_point(
         designs: Vec::new(),
     })
 }
+
 /// Names the setting (`--set` or sweep value) that gave a key a value of the wrong type: the
 /// file alone deserialized, so the first setting after which the tree no longer does is the
 /// culprit. `problem` is what the tree with every setting applied gave.
