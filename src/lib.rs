@@ -22,11 +22,14 @@
 pub mod app;
 pub mod cards;
 pub mod cli;
+pub mod condition;
 pub mod config;
 pub mod dice;
 pub mod engine;
 pub mod exact;
 pub mod explain;
+pub mod geometry;
+pub mod metrics;
 pub mod output;
 pub mod progress;
 pub mod report;

@@ -5,7 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use rollcall::rules::condition::{Condition, Situation};
+use rollcall::condition::{Condition, Situation};
 
 /// The system allocator, counting allocations made by the current thread.
 struct Counting;

@@ -368,6 +368,16 @@ impl CardGame {
 /// The metrics of one card, in output order: `<P>.<id>.<metric>`.
 pub const CARD_METRICS: [&str; 5] = ["played", "resolved", "cancelled", "called", "cloned"];
 
+/// What each of [`CARD_METRICS`] counts, in the same order; `{}` stands for the player's card
+/// ("A's Fireball"), as `crate::metrics::meaning` fills it in.
+pub const CARD_METRIC_MEANINGS: [&str; CARD_METRICS.len()] = [
+    "times {} was played normally (face down)",
+    "times {} resolved, clones and called copies included",
+    "times {} was cancelled by an opponent's listener",
+    "times {} was called into the latency queue by another card",
+    "copies of {} a clone effect made",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

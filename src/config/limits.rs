@@ -14,6 +14,8 @@ pub const MAX_KEY_PARTS: usize = 32;
 pub const MAX_KEY_BYTES: usize = 1024;
 /// The longest `--set` value, in bytes.
 pub const MAX_VALUE_BYTES: usize = 64 << 10;
+/// The most points a `[sweep]` grid may have (and a results folder's parts may hold).
+pub const MAX_SWEEP_POINTS: usize = 10_000;
 /// The longest id or scenario name, in characters (they name metrics, files and folders).
 pub const MAX_NAME: usize = 64;
 

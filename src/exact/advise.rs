@@ -18,9 +18,9 @@ use super::commands::Ctx;
 use super::engagement::{applicable, moment, on_table, Why};
 use super::state::{add, Dist, State, UnitState};
 use super::MAX_STATES;
+use crate::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use crate::rules::engagement::policy::still_to_activate;
 use crate::rules::engagement::Policy;
-use crate::rules::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use crate::scenario::{Command, Engagement, First, Until};
 use std::collections::{BTreeMap, HashMap};
 
@@ -157,7 +157,7 @@ enum Objective {
     Declared(usize, Command),
 }
 
-/// The metrics an end determines, in [`crate::rules::engagement::metric_names`] order up to
+/// The metrics an end determines, in [`crate::scenario::Engagement::metric_names`] order up to
 /// the declaration counts: each unit's row, each side's, then the engagement's.
 pub(super) fn end_values(e: &Engagement, s: &State, rounds: u32, out: &mut Vec<i64>) {
     out.clear();
@@ -184,7 +184,7 @@ pub(super) fn end_values(e: &Engagement, s: &State, rounds: u32, out: &mut Vec<i
 
 fn objectives(ctx: &Ctx<'_>, e: &Engagement) -> Vec<Objective> {
     let units = &ctx.plan.scenario().units;
-    let names = crate::rules::engagement::metric_names(units, e);
+    let names = e.metric_names(units);
     let ended =
         units.len() * UnitMetrics::LEN + e.sides.len() * SideMetrics::LEN + EngagementMetrics::LEN;
     let declared: Vec<(usize, Command)> = e

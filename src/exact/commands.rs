@@ -14,12 +14,12 @@
 //! layouts each state carries (`geometry`).
 
 use super::binomial::Pmfs;
-use super::geometry::Layouts;
+use super::layouts::Layouts;
 use super::state::{add, Dist, State, UnitState, DEFEND, RALLY, RUN, SHOOT};
 use crate::dice::{Amount, Fraction};
-use crate::rules::geometry::Point;
-use crate::rules::geometry::EPS;
-use crate::rules::metrics::StepMetrics;
+use crate::geometry::Point;
+use crate::geometry::EPS;
+use crate::metrics::StepMetrics;
 use crate::rules::Plan;
 use crate::scenario::{Command, Order, Response, Scenario, Step, Target};
 use std::collections::HashMap;

@@ -14,7 +14,7 @@
 use super::commands::{Ctx, Followed, Refused};
 use super::state::{add, Dist, State, UnitState, DEFEND, RUN, SHOOT};
 use super::MAX_STATES;
-use crate::rules::condition::Situation;
+use crate::condition::Situation;
 use crate::rules::engagement::policy::still_to_activate;
 use crate::rules::engagement::{Moment, Policy, UnitKey};
 use crate::scenario::{Engagement, First, Given, Until};

@@ -27,12 +27,12 @@ mod advise;
 mod binomial;
 mod commands;
 mod engagement;
-mod geometry;
+mod layouts;
 mod state;
 pub mod validate;
 
+use crate::metrics::{EngagementMetrics, SideMetrics, StepMetrics, UnitMetrics};
 use crate::output::{ExactMetric, ExactReport, ExactVariant};
-use crate::rules::metrics::{EngagementMetrics, SideMetrics, StepMetrics, UnitMetrics};
 use crate::rules::Plan;
 use crate::scenario::{Engagement, Scenario, ScenarioSet};
 use commands::Ctx;
@@ -165,7 +165,7 @@ pub fn choice(plan: &Plan, arm: usize, at: &str) -> Result<Vec<Metric>, Refusal>
 }
 
 /// The exact distributions of every metric of an engagement scenario, in the order `run`
-/// writes them ([`crate::rules::engagement::metric_names`]). `at` prefixes refusals.
+/// writes them ([`crate::scenario::Engagement::metric_names`]). `at` prefixes refusals.
 pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Refusal> {
     let scenario = plan.scenario();
     // `best` orders play the plan's advice, worked out here when the caller has none.
@@ -183,7 +183,7 @@ pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Ref
         engagement::play(&mut ctx, e, policy).map_err(|why| refusal(plan, e, at, why, ""))?;
     // Per unit, the commands some order names: they have a `declared` metric.
     let named = e.declared_commands();
-    let names = crate::rules::engagement::metric_names(&scenario.units, e);
+    let names = e.metric_names(&scenario.units);
     let mut pmfs: Vec<BTreeMap<i64, f64>> = vec![BTreeMap::new(); names.len()];
     let mut values = Vec::with_capacity(names.len());
     for ((s, declared, rounds), &p) in &ended {

@@ -2,7 +2,7 @@
 //! design arms differ, and how the commands used work.
 
 use super::{inches, number, plural, test_text, unit_id};
-use crate::rules::geometry::closest;
+use crate::geometry::closest;
 use crate::rules::Plan;
 use crate::scenario::{
     Command, Engagement, First, Given, GivenOrder, Heading, Order, Response, Scenario, Step,

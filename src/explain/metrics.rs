@@ -1,8 +1,10 @@
 //! What each metric of a trial counts, in words, from the names the engine gives them.
 
-use crate::cards::data::{CARD_METRICS, PLAYERS};
+use crate::cards::data::{CARD_METRICS, CARD_METRIC_MEANINGS, PLAYERS};
 use crate::engine::MetricName;
-use crate::rules::metrics::{StepMetrics, UnitMetrics};
+use crate::metrics::{
+    meaning as said_of, EngagementMetrics, SideMetrics, StepMetrics, UnitMetrics,
+};
 use crate::scenario::{Command, Scenario, Step};
 use std::fmt::Write;
 
@@ -63,22 +65,9 @@ pub(crate) fn meaning(s: &Scenario, choices: &[&str], name: &str) -> Option<Stri
                 ));
             }
             for card in game.cards() {
-                for metric in CARD_METRICS {
+                for (metric, meaning) in CARD_METRICS.iter().zip(CARD_METRIC_MEANINGS) {
                     if name == format!("{player}.{}.{metric}", card.id) {
-                        let c = format!("{player}'s {}", card.name);
-                        return Some(match metric {
-                            "played" => format!("times {c} was played normally (face down)"),
-                            "resolved" => {
-                                format!("times {c} resolved, clones and called copies included")
-                            }
-                            "cancelled" => {
-                                format!("times {c} was cancelled by an opponent's listener")
-                            }
-                            "called" => format!(
-                                "times {c} was called into the latency queue by another card"
-                            ),
-                            _ => format!("copies of {c} a clone effect made"),
-                        });
+                        return Some(said_of(meaning, &format!("{player}'s {}", card.name)));
                     }
                 }
             }
@@ -86,16 +75,9 @@ pub(crate) fn meaning(s: &Scenario, choices: &[&str], name: &str) -> Option<Stri
         return None;
     }
     for u in &s.units {
-        for metric in UnitMetrics::NAMES {
+        for (metric, meaning) in UnitMetrics::NAMES.iter().zip(UnitMetrics::MEANINGS) {
             if name == format!("{}.{metric}", u.id) {
-                let id = &u.id;
-                return Some(match metric {
-                    "alive" => format!("models of {id} on the table at the end of the trial"),
-                    "restored" => format!("models of {id} restored during the trial (by Rally)"),
-                    "lost" => format!("models of {id} removed during the trial"),
-                    "damage_taken" => format!("HP of damage dealt to {id} during the trial"),
-                    _ => format!("1 if {id} has no model left at the end, else 0"),
-                });
+                return Some(said_of(meaning, &u.id));
             }
         }
     }
@@ -105,7 +87,7 @@ pub(crate) fn meaning(s: &Scenario, choices: &[&str], name: &str) -> Option<Stri
         .filter(|c| choices.contains(&c.id.as_str()))
         .flat_map(|c| &c.steps)
         .collect();
-    for metric in StepMetrics::NAMES {
+    for (metric, meaning) in StepMetrics::NAMES.iter().zip(StepMetrics::MEANINGS) {
         let same: Vec<&&Step> = steps
             .iter()
             .filter(|st| name == format!("{}.{metric}", st.id))
@@ -119,32 +101,33 @@ pub(crate) fn meaning(s: &Scenario, choices: &[&str], name: &str) -> Option<Stri
             "command"
         };
         let what = format!("{}'s {command}", step.id);
+        // Two readings sharper than the row's own: a doubled command resolves up to twice,
+        // and a Rally's only way to fizzle is its unit being wiped out first.
         let doubled = s.units[step.unit].call_of_the_masters;
-        return Some(match metric {
+        return Some(match *metric {
             "resolved" if doubled => format!(
                 "uses of {what} that resolved (up to 2: Call of the Masters doubles it)"
             ),
-            "resolved" => format!("uses of {what} that resolved (0 or 1)"),
             "fizzled" if step.order.command() == Command::Rally => format!(
                 "uses of {what} that did nothing because the unit was wiped out first (by Covering Fire)"
             ),
-            "fizzled" => format!(
-                "uses of {what} that did nothing because its target, or the acting unit, was gone"
-            ),
-            "ineligible" => format!("1 if {what} could not be declared, else 0"),
-            _ => format!("responses declared in {what}'s response window"),
+            _ => said_of(meaning, &what),
         });
     }
     let e = s.engagement.as_ref()?;
-    if name == "engagement.rounds" {
-        return Some("rounds of the engagement begun".to_string());
+    for (metric, meaning) in EngagementMetrics::NAMES
+        .iter()
+        .zip(EngagementMetrics::MEANINGS)
+    {
+        if name == format!("engagement.{metric}") {
+            return Some(said_of(meaning, "engagement"));
+        }
     }
     for side in &e.sides {
-        if name == format!("{side}.won") {
-            return Some(format!(
-                "1 if side {side} has models on the table at the end and no other side has, \
-                 else 0 (no side wins while two still stand)"
-            ));
+        for (metric, meaning) in SideMetrics::NAMES.iter().zip(SideMetrics::MEANINGS) {
+            if name == format!("{side}.{metric}") {
+                return Some(said_of(meaning, side));
+            }
         }
     }
     for (u, commands) in s.units.iter().zip(e.declared_commands()) {

@@ -21,7 +21,7 @@ pub const MAX_PART_BYTES: u64 = 256 << 20;
 /// The most shards a run may be cut into (`--shard I/N`, and a part's `shard_count`).
 pub const MAX_SHARDS: u64 = 100_000;
 /// The most sweep points a part may hold (as many as a scenario's `[sweep]` grid may have).
-pub const MAX_POINTS: usize = crate::scenario::MAX_SWEEP_POINTS;
+pub const MAX_POINTS: usize = crate::config::limits::MAX_SWEEP_POINTS;
 /// The most metric and comparison rows one sweep point of a part may hold.
 pub const MAX_ROWS: usize = 1 << 20;
 /// The most distinct choices one sweep point of a part may hold (a card game enumerating

@@ -6,9 +6,9 @@
 //! picks models; [`rally_spots`] gathers the bases with [`placement::bases_around`], as
 //! Rally's precomputation does, and calls the same placement search as Rally's general path.
 
-use super::geometry::Point;
 use super::placement::{self, Surroundings};
 use super::world::Model;
+use crate::geometry::Point;
 use crate::scenario::Scenario;
 
 /// The indices of `target`'s models in the order a volley's failed tests reach them: the

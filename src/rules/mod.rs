@@ -51,12 +51,12 @@
 //!   rules are silent"), and tests in `tests/commands.rs` (and `tests/exact.rs`).
 
 pub mod commands;
-pub mod condition;
+
 pub mod designs;
 pub mod engagement;
-pub mod geometry;
+
 pub(crate) mod layout;
-pub mod metrics;
+
 pub mod outcome;
 pub mod placement;
 pub mod plan;
@@ -64,7 +64,7 @@ pub mod rally;
 pub mod response;
 pub mod run;
 pub mod shoot;
-pub mod spatial;
+
 pub mod tables;
 pub mod trial;
 pub mod world;

@@ -8,8 +8,8 @@
 //! search resumes where the last one stopped: placing k models is the first k of placing
 //! k + 1, which the fast path relies on.
 
-use super::geometry::{overlaps, slack, within, Battlefield, Point, EPS};
-use super::spatial::{bounds, Grid};
+use crate::geometry::spatial::{bounds, Grid};
+use crate::geometry::{overlaps, slack, within, Battlefield, Point, EPS};
 use crate::scenario::Scenario;
 
 /// Gaps (edge to edge, inches) between an anchor and a candidate: 0 is base contact.
@@ -447,7 +447,7 @@ mod tests {
             terrain: if below(2) == 0 {
                 vec![]
             } else {
-                vec![crate::rules::geometry::Rect {
+                vec![crate::geometry::Rect {
                     x: size / 2.0,
                     y: 0.0,
                     width: 1.0,

@@ -10,11 +10,11 @@
 //! value, so laziness cannot change results).
 
 use super::engagement::{policy, prepared};
-use super::geometry::{closest, Point};
-use super::metrics::{StepMetrics, UnitMetrics};
 use super::rally::prepared as rally;
 use super::shoot::prepared as shoot;
 use crate::engine::MetricName;
+use crate::geometry::{closest, Point};
+use crate::metrics::{StepMetrics, UnitMetrics};
 use crate::scenario::{Engagement, Scenario, Step};
 
 struct UnitPlan {
@@ -90,7 +90,7 @@ impl Plan {
                 })
             };
             if let Some(e) = &scenario.engagement {
-                prepared::metric_names(&scenario.units, e)
+                e.metric_names(&scenario.units)
                     .into_iter()
                     .for_each(&mut name);
                 continue;

@@ -2,9 +2,9 @@
 //! the nearest enemy model, stopping short where the full move would leave it off the table,
 //! in impassable terrain or overlapping another unit.
 
-use super::geometry::{overlaps, Point};
 use super::plan::Plan;
 use super::world::{Model, World};
+use crate::geometry::{overlaps, Point};
 use crate::scenario::Heading;
 
 /// Steps tried from the full move down to nothing when the full move is not allowed.

@@ -4,10 +4,10 @@
 //! ([`super::engagement::play`]).
 
 use super::commands::{self, Ineligible, Resolved};
-use super::metrics::{StepMetrics, UnitMetrics};
 use super::plan::Plan;
 use super::world::World;
 use crate::engine::{Draws, MetricName, Trial};
+use crate::metrics::{StepMetrics, UnitMetrics};
 
 impl Trial for Plan {
     type Scratch = World;

@@ -12,10 +12,10 @@
 
 mod state_key;
 
-use super::geometry::{any_within, closest, Point};
-use super::metrics::UnitMetrics;
 use super::placement::Base;
 use super::plan::Plan;
+use crate::geometry::{any_within, closest, Point};
+use crate::metrics::UnitMetrics;
 
 /// Restrictions a command applies to its unit, as bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -5,8 +5,8 @@ use super::error::Context;
 use super::raw::{RawFile, RawOrder};
 use super::validate::{order, OrderKeys, ORDERS};
 use super::{Engagement, First, Given, GivenOrder, Order, ScenarioError, Unit, Until};
+use crate::condition::Condition;
 use crate::config::suggest::{hint, quoted, quoted_list, unknown_id, unknown_value};
-use crate::rules::condition::Condition;
 
 type Result<T> = std::result::Result<T, ScenarioError>;
 
@@ -279,7 +279,7 @@ fn objective(
         return Ok(objective);
     };
     let sides: Vec<&str> = engagement.sides.iter().map(String::as_str).collect();
-    let metrics = crate::rules::engagement::metric_names(units, engagement);
+    let metrics = engagement.metric_names(units);
     let known: Vec<&str> = metrics.iter().map(String::as_str).collect();
     for (side, value) in table {
         let key = format!("engagement.objective.{side}");

@@ -14,12 +14,13 @@ pub mod raw;
 mod validate;
 
 pub use error::ScenarioError;
-pub use overrides::{parse_setting, Setting, MAX_SWEEP_POINTS};
+pub use overrides::{parse_setting, Setting};
 
 use crate::config::limits::{read_text, MAX_FILE_BYTES};
 use crate::config::typed;
 use crate::dice::{Amount, DiceTest};
-use crate::rules::geometry::{Battlefield, Point};
+use crate::geometry::{Battlefield, Point};
+use crate::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use raw::RawFile;
 use std::path::Path;
 
@@ -214,7 +215,7 @@ pub enum Until {
 /// command can be declared.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GivenOrder {
-    pub when: Option<crate::rules::condition::Condition>,
+    pub when: Option<crate::condition::Condition>,
     pub order: Given,
 }
 
@@ -288,6 +289,32 @@ impl Engagement {
                     .collect()
             })
             .collect()
+    }
+
+    /// The metrics of an engagement arm of `units`, in the order a trial writes them: each
+    /// unit's row, each side's row (`<side>.won`), `engagement.rounds`, then per unit
+    /// `<unit>.declared.<command>` for each command some order of the unit names.
+    pub fn metric_names(&self, units: &[Unit]) -> Vec<String> {
+        let mut names = Vec::new();
+        for u in units {
+            for m in UnitMetrics::NAMES {
+                names.push(format!("{}.{m}", u.id));
+            }
+        }
+        for side in &self.sides {
+            for m in SideMetrics::NAMES {
+                names.push(format!("{side}.{m}"));
+            }
+        }
+        for m in EngagementMetrics::NAMES {
+            names.push(format!("engagement.{m}"));
+        }
+        for (u, commands) in units.iter().zip(self.declared_commands()) {
+            for c in commands {
+                names.push(format!("{}.declared.{}", u.id, c.name()));
+            }
+        }
+        names
     }
 }
 

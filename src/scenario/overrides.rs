@@ -4,7 +4,7 @@
 //! `unit.wardens.alive` is the `alive` key of the `[[unit]]` whose id is `wardens`, and
 //! `step.step2.round` is the second `[[step]]` when steps carry no ids.
 
-use crate::config::limits::{MAX_KEY_BYTES, MAX_KEY_PARTS, MAX_VALUE_BYTES};
+use crate::config::limits::{MAX_KEY_BYTES, MAX_KEY_PARTS, MAX_SWEEP_POINTS, MAX_VALUE_BYTES};
 use crate::config::suggest::{clip, hint, list, quoted};
 use std::fmt;
 
@@ -200,9 +200,6 @@ fn element_id(item: &toml::Value, array_key: &str, index: usize) -> String {
         None => format!("#{}", index + 1),
     }
 }
-
-/// The most points a `[sweep]` grid may have.
-pub const MAX_SWEEP_POINTS: usize = 10_000;
 
 /// The points of a `[sweep]` grid, first key outermost.
 pub struct Grid {

@@ -10,8 +10,8 @@ use crate::config::is_identifier;
 use crate::config::limits::MAX_NAME;
 use crate::config::suggest::{clip, quoted, unknown_id, unknown_value};
 use crate::dice::{Amount, DiceTest};
-use crate::rules::geometry::{overlaps, slack, Battlefield, Point, Rect};
-use crate::rules::spatial;
+use crate::geometry::spatial;
+use crate::geometry::{overlaps, slack, Battlefield, Point, Rect};
 
 type Result<T> = std::result::Result<T, ScenarioError>;
 

@@ -12,20 +12,20 @@ pub mod policy;
 pub(crate) mod prepared;
 
 pub use policy::{Moment, Policy, UnitKey};
-pub use prepared::{metric_names, Prepared};
+pub use prepared::Prepared;
 
 use super::commands;
-use super::condition::Situation;
-use super::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use super::plan::Plan;
 use super::shoot;
 use super::world::Restrictions;
 use super::world::World;
+use crate::condition::Situation;
 use crate::engine::Draws;
+use crate::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use crate::scenario::{Engagement, First, Given, Until};
 
 /// Plays one engagement from the starting state, writing the arm's metrics into the start of
-/// `out` (laid out as [`metric_names`] lists them).
+/// `out` (laid out as [`Engagement::metric_names`] lists them).
 pub fn play<'p, D: Draws<'p>>(
     plan: &'p Plan,
     engagement: &'p Engagement,

@@ -2,34 +2,8 @@
 //! where each metric of the arm goes. It reads only the scenario, so the plan can hold it
 //! without depending on the driver that uses it.
 
-use crate::rules::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
+use crate::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use crate::scenario::{Engagement, Unit};
-
-/// The metrics of an engagement arm, in the order a trial writes them: each unit's row, each
-/// side's row (`<side>.won`), `engagement.rounds`, then per unit `<unit>.declared.<command>`
-/// for each command some order of the unit names.
-pub fn metric_names(units: &[Unit], engagement: &Engagement) -> Vec<String> {
-    let mut names = Vec::new();
-    for u in units {
-        for m in UnitMetrics::NAMES {
-            names.push(format!("{}.{m}", u.id));
-        }
-    }
-    for side in &engagement.sides {
-        for m in SideMetrics::NAMES {
-            names.push(format!("{side}.{m}"));
-        }
-    }
-    for m in EngagementMetrics::NAMES {
-        names.push(format!("engagement.{m}"));
-    }
-    for (u, commands) in units.iter().zip(engagement.declared_commands()) {
-        for c in commands {
-            names.push(format!("{}.declared.{}", u.id, c.name()));
-        }
-    }
-    names
-}
 
 /// An engagement's precomputation.
 pub struct Prepared {

@@ -2,7 +2,7 @@
 //! starts within 1", and where Rally from the starting layout places models. It reads only
 //! the scenario, so the plan can hold it without depending on the rule that uses it.
 
-use crate::rules::geometry::{any_within, Point};
+use crate::geometry::{any_within, Point};
 use crate::rules::placement::{self, Base, Surroundings};
 use crate::rules::tables::CountTables;
 use crate::scenario::Scenario;

@@ -17,12 +17,12 @@ mod volley;
 
 pub use prepared::{Hit, Prepared, Save};
 
-use super::geometry::EPS;
 use super::outcome::Ineligible;
 use super::plan::Plan;
 use super::world::World;
 use crate::dice::Amount;
 use crate::engine::Draws;
+use crate::geometry::EPS;
 use crate::scenario::Target;
 use volley::Volley;
 

@@ -8,8 +8,8 @@
 //! target's list in one pass when the volley ends: a volley costs about one pass over the
 //! target plus a logarithm per wound, and picks the very models the per-wound rule picks.
 
+use crate::geometry::spatial::Nearest;
 use crate::rules::plan::Plan;
-use crate::rules::spatial::Nearest;
 use crate::rules::world::World;
 use std::cell::RefCell;
 use std::cmp::Reverse;

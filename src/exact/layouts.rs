@@ -14,7 +14,7 @@
 //! layouts as the rules measure them, closest pair edge to edge, and remembered per pair.
 
 use super::state::State;
-use crate::rules::geometry::{closest, Point};
+use crate::geometry::{closest, Point};
 use crate::rules::layout;
 use crate::rules::world::Model;
 use crate::rules::Plan;

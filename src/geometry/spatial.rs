@@ -9,7 +9,7 @@
 //! `a - b`, `a / c` (with `c > 0`), `floor`, squaring a non-negative number and adding a
 //! non-negative number never reverse the order of their results.
 
-use super::geometry::Point;
+use super::shapes::Point;
 
 /// No entry: the end of a cell's list.
 const NONE: u32 = u32::MAX;

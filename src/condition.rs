@@ -118,7 +118,7 @@ impl Condition {
     /// non-negative number of inches, decimals allowed.
     ///
     /// ```
-    /// use rollcall::rules::condition::Condition;
+    /// use rollcall::condition::Condition;
     /// let c = Condition::parse("missing>=3 and not(enemy_within(1.5))").unwrap();
     /// assert_eq!(c.to_string(), "missing >= 3 and not enemy_within(1.5)");
     /// let e = Condition::parse("alive and in_range").unwrap_err();

@@ -1,13 +1,17 @@
 //! What a trial reports, as rows whose field names are the metric names: [`UnitMetrics`] per
 //! unit and [`StepMetrics`] per step; an engagement adds [`SideMetrics`] per side and
-//! [`EngagementMetrics`] (its declarations per command are named by `Command::name`). The names a table prints and the values a trial writes
-//! come from one definition, so they cannot drift apart; the exact engine reports through the
-//! same rows.
+//! [`EngagementMetrics`] (its declarations per command are named by `Command::name`). The
+//! names a table prints, the values a trial writes and what each metric means in words come
+//! from one definition, so they cannot drift apart: a metric declared without its meaning does
+//! not compile. The rules and the exact engine report through the same rows; `explain` reads
+//! the meanings.
 
 /// Declares a row of `i64` metrics: a struct with one public field per metric, its names in
-/// field order (`NAMES`), and the values in the same order (`values`, `write`).
+/// field order (`NAMES`), what each counts (`MEANINGS`, a sentence in which `{}` stands for
+/// the unit, step, side or engagement it is about), and the values in the same order
+/// (`values`, `write`).
 macro_rules! metrics_row {
-    ($(#[$meta:meta])* $row:ident { $($(#[$field_meta:meta])* $field:ident),+ $(,)? }) => {
+    ($(#[$meta:meta])* $row:ident { $($(#[$field_meta:meta])* $field:ident => $meaning:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
         pub struct $row {
@@ -19,6 +23,9 @@ macro_rules! metrics_row {
             pub const LEN: usize = [$(stringify!($field)),+].len();
             /// The metric names, in the order [`Self::values`] gives the values.
             pub const NAMES: [&'static str; $row::LEN] = [$(stringify!($field)),+];
+            /// What each metric counts, in the order of [`Self::NAMES`]: `{}` stands for
+            /// what the row is about (see [`meaning`]).
+            pub const MEANINGS: [&'static str; $row::LEN] = [$($meaning),+];
 
             /// The values, in the order of [`Self::NAMES`].
             pub fn values(&self) -> [i64; $row::LEN] {
@@ -37,12 +44,12 @@ macro_rules! metrics_row {
 metrics_row! {
     /// One unit at the end of a trial.
     UnitMetrics {
-        alive,
-        restored,
-        lost,
-        damage_taken,
+        alive => "models of {} on the table at the end of the trial",
+        restored => "models of {} restored during the trial (by Rally)",
+        lost => "models of {} removed during the trial",
+        damage_taken => "HP of damage dealt to {} during the trial",
         /// 1 when no model is left.
-        destroyed,
+        destroyed => "1 if {} has no model left at the end, else 0",
     }
 }
 
@@ -50,13 +57,13 @@ metrics_row! {
     /// One step of a trial.
     StepMetrics {
         /// Uses of the command that resolved.
-        resolved,
+        resolved => "uses of {} that resolved (0 or 1)",
         /// Uses that did nothing because the target, or the acting unit itself, was gone.
-        fizzled,
+        fizzled => "uses of {} that did nothing because its target, or the acting unit, was gone",
         /// 1 when the command could not be declared.
-        ineligible,
+        ineligible => "1 if {} could not be declared, else 0",
         /// Responses declared in its window.
-        responses,
+        responses => "responses declared in {}'s response window",
     }
 }
 
@@ -64,7 +71,7 @@ metrics_row! {
     /// One side at the end of an engagement, named `<side>.<metric>`.
     SideMetrics {
         /// 1 when the side has models on the table and no other side has.
-        won,
+        won => "1 if side {} has models on the table at the end and no other side has, else 0 (no side wins while two still stand)",
     }
 }
 
@@ -72,8 +79,13 @@ metrics_row! {
     /// An engagement as a whole, named `engagement.<metric>`.
     EngagementMetrics {
         /// Rounds begun.
-        rounds,
+        rounds => "rounds of the {} begun",
     }
+}
+
+/// A meaning of `MEANINGS` said of `subject`.
+pub fn meaning(template: &str, subject: &str) -> String {
+    template.replacen("{}", subject, 1)
 }
 
 #[cfg(test)]
@@ -101,5 +113,19 @@ mod tests {
         let mut slot = [0; 4];
         row.write(&mut slot);
         assert_eq!(slot, [1, 2, 3, 4]);
+    }
+
+    /// Every meaning names what it is about exactly once, so [`meaning`] leaves no `{}`.
+    #[test]
+    fn every_meaning_names_its_subject_once() {
+        let all = UnitMetrics::MEANINGS
+            .iter()
+            .chain(&StepMetrics::MEANINGS)
+            .chain(&SideMetrics::MEANINGS)
+            .chain(&EngagementMetrics::MEANINGS);
+        for m in all {
+            assert_eq!(m.matches("{}").count(), 1, "{m}");
+            assert!(!meaning(m, "x").contains("{}"), "{m}");
+        }
     }
 }

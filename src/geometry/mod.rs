@@ -1,0 +1,11 @@
+//! Geometry of the table, below the scenario and the rules that both use it: points, round
+//! bases, terrain and the battlefield ([`shapes`]), spatial indexes over model centres
+//! ([`spatial`]), and distances between groups of bases built on them ([`distance`]).
+
+mod distance;
+mod shapes;
+pub mod spatial;
+
+pub(crate) use distance::slack;
+pub use distance::{any_within, closest, closest_by_scan};
+pub use shapes::{edge_distance, overlaps, within, Battlefield, Point, Rect, EPS};
