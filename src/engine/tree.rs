@@ -178,7 +178,8 @@ pub struct Tree<'t> {
     split_at: Vec<u64>,
     /// Split j's guide entries, below its threshold in the low half, from it in the high.
     split_to: Vec<u32>,
-    /// Trials ended at each leaf, while lanes walk as vectors.
+    /// Trials ended at each leaf, while lanes walk as vectors (only x86-64 has such a walk).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     tally: Vec<u32>,
     /// The chance of the paths seen that end after each number of draws: where trials
     /// mostly end, lanes can walk in rounds of that many steps.
