@@ -25,7 +25,7 @@
 
 use super::data::{CardGame, Plays};
 use super::matrix_game;
-use super::orderings::Grid;
+use super::orderings::OrderingGrid;
 use crate::output::{tables, Report};
 
 /// Whether both players of `game` enumerate their orderings (`plays = "enumerate"`): its
@@ -36,10 +36,10 @@ pub fn both_enumerate(game: &CardGame) -> bool {
 
 /// `equilibrium.csv`, or `None` unless both players enumerate at every sweep point.
 pub fn equilibrium_csv(report: &Report) -> Option<Vec<u8>> {
-    let grids: Vec<Grid> = report
+    let grids: Vec<OrderingGrid> = report
         .variants
         .iter()
-        .map(Grid::read)
+        .map(OrderingGrid::read)
         .collect::<Option<Vec<_>>>()?;
     // Shard parts written before 0.5.2 do not say whether both players enumerate; such a
     // part's game is solved as 0.5.1 solved it, when each player has two orderings or more
@@ -105,7 +105,7 @@ pub struct Solved {
 
 /// Solves a grid's game; `None` when a pair was not played or the solver failed (the rows are
 /// then written with empty probabilities).
-fn solve(g: &Grid) -> Option<Solved> {
+fn solve(g: &OrderingGrid) -> Option<Solved> {
     let payoff: Vec<Vec<f64>> = g
         .cells
         .iter()

@@ -141,7 +141,7 @@ fn position_or_push(list: &mut Vec<String>, s: &str) -> usize {
 }
 
 /// One sweep point's arms, laid out by (A ordering, B ordering).
-pub(crate) struct Grid {
+pub(crate) struct OrderingGrid {
     pub a: Vec<String>,
     pub b: Vec<String>,
     /// The metrics of every arm, in order.
@@ -153,10 +153,10 @@ pub(crate) struct Grid {
     pub margins: Margins,
 }
 
-impl Grid {
+impl OrderingGrid {
     /// Reads an enumerating variant; `None` when its choices are not pairs of orderings or
     /// it has no `A.score` and `B.score`.
-    pub fn read(v: &crate::output::VariantReport) -> Option<Grid> {
+    pub fn read(v: &crate::output::VariantReport) -> Option<OrderingGrid> {
         let mut a = Vec::new();
         let mut b = Vec::new();
         let mut metrics: Vec<String> = Vec::new();
@@ -187,7 +187,7 @@ impl Grid {
         for (arm, &(ia, ib, _)) in arms.iter().enumerate() {
             cells[ia][ib] = Some(arm);
         }
-        Some(Grid {
+        Some(OrderingGrid {
             a,
             b,
             metrics,
@@ -229,10 +229,10 @@ impl Grid {
 /// `orderings.csv` for scenarios where a player enumerates; `None` otherwise (see the module
 /// documentation for the columns).
 pub fn orderings_csv(report: &Report) -> Option<Vec<u8>> {
-    let grids: Vec<Grid> = report
+    let grids: Vec<OrderingGrid> = report
         .variants
         .iter()
-        .map(Grid::read)
+        .map(OrderingGrid::read)
         .collect::<Option<Vec<_>>>()?;
     // Sweep points may differ in their metrics (a swept hand): the columns are the union, in
     // order of first appearance, and a metric a point does not have is an empty cell.

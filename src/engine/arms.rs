@@ -11,7 +11,7 @@ mod cells;
 use super::stream::{self, LaneState, Stream};
 use super::tree::{LeafCounts, Next, Player, Tree, Walked};
 use super::{Gathered, Trial};
-use cells::{Grid, Shape};
+use cells::{CellGrid, Shape};
 use rand::Rng;
 use std::collections::HashMap;
 
@@ -117,7 +117,7 @@ pub(crate) struct Arms {
     compared: Vec<Compared>,
     /// The grid some arms are counted on instead of walked, with the shapes it was drawn
     /// from (indexed by arm, `None` for arms not on it).
-    grid: Option<Grid>,
+    grid: Option<CellGrid>,
     shapes: Vec<Option<Shape>>,
     /// Per trial of the block, its cell on the grid or [`WALKED`]; the trials walked.
     cell_of: Vec<u32>,
@@ -235,7 +235,7 @@ impl Arms {
             grid.drain(&self.alone, &mut self.leaves, &mut self.compared);
         }
         self.grid = match shapes.iter().any(Option::is_some) {
-            true => Grid::new(&shapes),
+            true => CellGrid::new(&shapes),
             false => None,
         };
         self.shapes = match self.grid {
@@ -511,7 +511,7 @@ impl Arms {
                 // One arm on the grid: each trial counted here, that arm's leaf read from
                 // its cell where it did not walk.
                 (grid_a, grid_b) => {
-                    let leaf = |g: Option<&Grid>, arm: usize, ended: &[u32], t: usize| match g {
+                    let leaf = |g: Option<&CellGrid>, arm: usize, ended: &[u32], t: usize| match g {
                         Some(g) if cell_of[t] != WALKED => g.leaf(arm, cell_of[t]),
                         _ => ended[t],
                     };

@@ -844,8 +844,8 @@ impl<'t> Tree<'t> {
     /// Where every walk starts: walks of several trials step side by side outside the tree
     /// with [`advance`](Self::advance).
     #[inline]
-    pub fn start(&self) -> At {
-        At(if self.remember { self.root } else { UNSEEN })
+    pub fn start(&self) -> Cursor {
+        Cursor(if self.remember { self.root } else { UNSEEN })
     }
 
     /// Where drawing word `w` at `at` leads; a place that is not a branch stays where it is.
@@ -855,13 +855,13 @@ impl<'t> Tree<'t> {
     /// or four draws, 3e6 trials: 0.59 s of CPU with a walk that branched per trial and
     /// step, 0.41 s with this one).
     #[inline(always)]
-    pub fn advance(&self, at: At, w: u64) -> At {
+    pub fn advance(&self, at: Cursor, w: u64) -> Cursor {
         let e = at.0;
         let open = e < LEAF;
         // A place that is not a branch steps from the first branch, and keeps where it is:
         // whether it is open is never branched on.
         let next = self.child(Entry::from(open) * e, w);
-        At(std::hint::select_unpredictable(open, next, e))
+        Cursor(std::hint::select_unpredictable(open, next, e))
     }
 
     /// The draw made at branch `branch` (named by a [`Next`]).
@@ -873,9 +873,9 @@ impl<'t> Tree<'t> {
 /// Where a walk stands ([`Tree::start`], [`Tree::advance`]): a branch, a leaf or a node no
 /// walk knows, as the tree stores it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct At(Entry);
+pub struct Cursor(Entry);
 
-impl At {
+impl Cursor {
     /// Whether a trial standing here draws again.
     #[inline]
     pub fn open(self) -> bool {
@@ -889,7 +889,7 @@ impl At {
     }
 }
 
-/// What [`Tree::after`] and [`At::next`] know of a trial after some of its draws.
+/// What [`Tree::after`] and [`Cursor::next`] know of a trial after some of its draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Next {
     /// It draws at this branch next.

@@ -128,7 +128,7 @@ impl OnGrid {
 }
 
 /// The grid of cells of some arms, with the trials counted in each cell.
-pub(super) struct Grid {
+pub(super) struct CellGrid {
     /// Cuts of the first word: row r holds the words from `rows[r - 1]` (0 for the first
     /// row) up to before `rows[r]`.
     rows: Vec<u64>,
@@ -141,10 +141,10 @@ pub(super) struct Grid {
     counts: Vec<u32>,
 }
 
-impl Grid {
+impl CellGrid {
     /// The grid of the arms with a shape in `shapes` (indexed by arm), or `None` when it
     /// would have too many cells.
-    pub(super) fn new(shapes: &[Option<Shape>]) -> Option<Grid> {
+    pub(super) fn new(shapes: &[Option<Shape>]) -> Option<CellGrid> {
         let cuts = |of: &dyn Fn(&Shape) -> Vec<u64>| {
             let mut cuts: Vec<u64> = shapes.iter().flatten().flat_map(of).collect();
             cuts.retain(|&c| c > 0);
@@ -192,7 +192,7 @@ impl Grid {
                 }
             }
         }
-        Some(Grid {
+        Some(CellGrid {
             rows,
             cols,
             known,
@@ -330,7 +330,7 @@ mod tests {
                 }
             }
             let shapes: Vec<Option<Shape>> = trees.iter().map(Shape::of).collect();
-            let Some(grid) = Grid::new(&shapes) else {
+            let Some(grid) = CellGrid::new(&shapes) else {
                 assert!(shapes.iter().all(Option::is_none), "case {case}");
                 continue;
             };
