@@ -1,20 +1,23 @@
 //! rollcall: a Monte Carlo statistics simulator for tabletop game rules.
 //!
-//! How the modules depend on each other, so each can be read and changed on its own:
+//! The design (what each module holds and why) is in `docs/architecture.md`. The layers,
+//! lowest first: a module imports only from layers below its own, never from its own layer
+//! or above, so each can be read and tested from those below it. `tests/it/layers.rs` holds
+//! every `crate::` import to this list, and every file of `src/` free of import circles.
 //!
-//! - [`config`] (errors, key paths, suggestions) and [`dice`] (dice-test grammar, exact
-//!   probabilities, samplers) depend on nothing else here.
-//! - [`scenario`] turns TOML into a validated [`scenario::Scenario`]; [`cards`] does the same
-//!   for card games. Both report through [`config`]; neither imports the other's loader.
-//! - [`rules`] and [`cards`] say what one trial does, as pure state transitions over the
-//!   [`engine`]'s `Trial` and `Draws` traits. [`engine`] plays any `Trial` over deterministic
-//!   random streams and knows nothing of the rules.
-//! - [`stats`] holds histograms that merge exactly, summaries and goodness of fit; [`exact`]
-//!   computes exact distributions from a compiled [`rules::Plan`], independently of the
-//!   sampler; [`output`] writes tables and decides nothing; [`explain`] tells a loaded
-//!   scenario in words and decides nothing either.
-//! - [`report`] reads a results folder and writes HTML and Markdown reports; it runs nothing.
-//! - [`app`] wires one module per command line verb; [`cli`] turns flags into typed options.
+//! 1. [`config`], [`dice`], [`geometry`], [`metrics`], [`stats`]: errors, key paths,
+//!    limits; dice tests; the table's geometry; metric rows with their
+//!    meanings; histograms and summaries that merge exactly
+//! 2. [`condition`]: conditions over metric names
+//! 3. [`engine`]: plays any trial over deterministic random streams, knows nothing of rules
+//! 4. [`output`], [`progress`]: tables, results folders, run metadata; the progress line
+//! 5. [`cards`]: the card game, its data, loader, resolution and equilibrium
+//! 6. [`scenario`]: TOML to a validated scenario
+//! 7. [`rules`]: what one trial does, as pure state transitions
+//! 8. [`exact`]: exact distributions and advice
+//! 9. [`explain`], [`report`]: a scenario in words; reports from a results folder
+//! 10. [`app`]: one module per command line verb
+//! 11. [`cli`]: flags to typed options
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
