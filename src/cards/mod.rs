@@ -14,7 +14,7 @@
 //! - [`equilibrium`]: `equilibrium.csv`, the game of orderings when both players choose.
 //!
 //! The rules decisions where the seed is silent are listed in the module
-//! documentation of [`resolve`] and in the README.
+//! documentation of [`resolve`] and in docs/cards.md.
 
 pub mod data;
 pub mod equilibrium;

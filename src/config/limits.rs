@@ -1,6 +1,6 @@
 //! Limits on what a configuration may ask for, checked before anything is allocated for it,
 //! and the bounded file read every loader uses. Each limit is far beyond any real scenario
-//! (see the README's "Limits" section), and a value beyond it is refused with exit status 2
+//! (see docs/limits.md), and a value beyond it is refused with exit status 2
 //! rather than left to exhaust memory or time.
 
 use std::io::Read;

@@ -47,8 +47,9 @@
 //!   in the exact engine's own bits, `src/exact/state.rs`), and in `Ctx::eligible` and
 //!   `Ctx::declare` its restatement over counts (a `Followed` variant) or a refusal saying
 //!   why the exact engine cannot follow it.
-//! - The README (its step keys in "A scenario file", its rules in "Rules choices where the
-//!   rules are silent"), and tests in `tests/commands.rs` (and `tests/exact.rs`).
+//! - The documentation (its step keys in `docs/scenario-keys.md`, its readings where the
+//!   rules are silent in `docs/rules.md`), and tests beside those of the other commands (the
+//!   integration tests' `commands` and `exact` modules).
 
 pub mod commands;
 
