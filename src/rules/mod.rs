@@ -7,15 +7,16 @@
 //! beside that command ([`rally::Prepared`], [`shoot::Prepared`]); [`trial`] is the driver the
 //! engine runs; [`World`] is one trial's state; [`commands::declare`] plays one order
 //! (eligibility, response window, uses, token and restrictions) and hands back a reason when
-//! it cannot be declared; [`metrics`] names what a trial reports. An `[engagement]` gives units
-//! orders instead of steps: [`engagement`] plays its rounds, each activated unit declaring the
-//! first of its orders whose [`condition`] holds and which [`commands::declare`] accepts.
+//! it cannot be declared; the rows of [`crate::metrics`] carry what a trial reports. An
+//! `[engagement]` gives units orders instead of steps: [`engagement`] plays its rounds, each
+//! activated unit declaring the first of its orders whose [`crate::condition`] holds and which
+//! [`commands::declare`] accepts.
 //! [`Designs`] plays `[[choice]]`s with `set` (each arm a scenario of its own, compiled to its
 //! own plan) as the arms of one trial.
 //!
-//! The files depend on each other in one direction, so each can be read from those below it:
-//! `geometry`, `spatial`, `placement`, `tables`, `metrics`, `outcome` and `condition` depend
-//! on no rule; each command's `prepared.rs` (what it works out before any trial) reads only
+//! The files depend on each other in one direction, so each can be read from those below it
+//! (the test of the layers holds them to it): `placement`, `tables` and `outcome` depend on no
+//! other rule (only on [`crate::geometry`] and the scenario); each command's `prepared.rs` (what it works out before any trial) reads only
 //! the scenario and those; `plan.rs` holds the precomputations; `world.rs` is a trial's state
 //! over the plan; the command rules (`rally/`, `shoot/`, `run.rs`, `response.rs`) change the
 //! world; `commands.rs` declares an order through them; `engagement/` and `trial.rs` drive a
