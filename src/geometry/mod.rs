@@ -1,6 +1,6 @@
 //! Geometry of the table, below the scenario and the rules that both use it: points, round
-//! bases, terrain and the battlefield ([`shapes`]), spatial indexes over model centres
-//! ([`spatial`]), and distances between groups of bases built on them ([`distance`]).
+//! bases, terrain and the battlefield (`shapes.rs`), spatial indexes over model centres
+//! ([`spatial`]), and distances between groups of bases built on them (`distance.rs`).
 
 mod distance;
 mod shapes;
