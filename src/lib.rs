@@ -2,8 +2,9 @@
 //!
 //! How the modules depend on each other, so each can be read and changed on its own:
 //!
-//! - [`config`] (errors, key paths, suggestions) and [`dice`] (dice-test grammar, exact
-//!   probabilities, samplers) depend on nothing else here.
+//! - [`config`] (errors, key paths, suggestions), [`dice`] (dice-test grammar, exact
+//!   probabilities, samplers) and [`format`] (numbers, durations and dates for people) depend
+//!   on nothing else here.
 //! - [`scenario`] turns TOML into a validated [`scenario::Scenario`]; [`cards`] does the same
 //!   for card games. Both report through [`config`]; neither imports the other's loader.
 //! - [`rules`] and [`cards`] say what one trial does, as pure state transitions over the
@@ -28,6 +29,7 @@ pub mod dice;
 pub mod engine;
 pub mod exact;
 pub mod explain;
+pub mod format;
 pub mod geometry;
 pub mod metrics;
 pub mod output;

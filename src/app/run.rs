@@ -275,7 +275,7 @@ fn run_one(
         set.name,
         played,
         wall,
-        crate::progress::count(meta.trials_per_second),
+        crate::format::count_si(meta.trials_per_second),
         engine::stream::kernel().name(),
         if complete { "" } else { ", interrupted" },
         written.display()

@@ -6,6 +6,7 @@ use super::charts::{self, Estimate, Series, Split};
 use super::input::{DistributionRow, Point, Results, SummaryRow, TextTable};
 use super::labels;
 use super::ReportError;
+use crate::format;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -250,9 +251,9 @@ fn facts(results: &Results, index: &Index<'_>) -> Vec<Fact> {
         ),
     ];
     if !exact {
-        facts.push(("Trials per point", labels::count(run.trials_requested)));
+        facts.push(("Trials per point", format::thousands(run.trials_requested)));
         if let Some(played) = run.trials_played {
-            facts.push(("Trials played", labels::count(played)));
+            facts.push(("Trials played", format::thousands(played)));
         }
         facts.push(("Seed", run.seed.to_string()));
     }
@@ -270,7 +271,7 @@ fn facts(results: &Results, index: &Index<'_>) -> Vec<Fact> {
     }
     facts.push(("rollcall version", run.version.clone()));
     if let Some(wall) = run.wall_seconds {
-        facts.push(("Computing time", labels::seconds(wall)));
+        facts.push(("Computing time", format::duration_one_decimal(wall)));
     }
     if let Some(threads) = run.threads.filter(|_| !exact) {
         facts.push(("Threads", threads.to_string()));
@@ -279,7 +280,7 @@ fn facts(results: &Results, index: &Index<'_>) -> Vec<Fact> {
         facts.push(("Shards", shard.clone()));
     }
     if let Some(written) = results.written {
-        facts.push(("Results written", labels::utc(written)));
+        facts.push(("Results written", format::utc(written)));
     }
     facts.push((
         "Complete",
@@ -362,7 +363,7 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
                 Some(GridRow {
                     label: name.clone(),
                     cells: vec![
-                        labels::with_interval(s.mean, s.ci95_low, s.ci95_high),
+                        format::with_interval(s.mean, s.ci95_low, s.ci95_high),
                         s.min.to_string(),
                         s.max.to_string(),
                     ],
@@ -391,8 +392,8 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
                 .map(|v| GridRow {
                     label: v.to_string(),
                     cells: vec![
-                        labels::percent(exactly(p, v)),
-                        labels::percent(at_least(p, v)),
+                        format::percent(exactly(p, v)),
+                        format::percent(at_least(p, v)),
                     ],
                 })
                 .collect(),
@@ -412,7 +413,7 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
                 .zip(&names)
                 .map(|(p, name)| GridRow {
                     label: name.clone(),
-                    cells: (lo..=hi).map(|v| labels::percent(cell(p, v))).collect(),
+                    cells: (lo..=hi).map(|v| format::percent(cell(p, v))).collect(),
                 })
                 .collect(),
         };
@@ -506,10 +507,10 @@ fn comparisons(index: &Index<'_>) -> Result<Vec<ComparisonSection>, ReportError>
                     .map(|r| GridRow {
                         label: labels::metric(&r.metric),
                         cells: vec![
-                            labels::with_interval(r.mean_diff, r.ci95_low, r.ci95_high),
-                            labels::percent(r.p_first_higher),
-                            labels::percent(r.p_equal),
-                            labels::percent(r.p_second_higher),
+                            format::with_interval(r.mean_diff, r.ci95_low, r.ci95_high),
+                            format::percent(r.p_first_higher),
+                            format::percent(r.p_equal),
+                            format::percent(r.p_second_higher),
                         ],
                     })
                     .collect(),
@@ -640,7 +641,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                 index
                     .summary(&point_at(row, None, &[], choice), metric)
                     .map_or(String::new(), |s| {
-                        labels::with_interval(s.mean, s.ci95_low, s.ci95_high)
+                        format::with_interval(s.mean, s.ci95_low, s.ci95_high)
                     })
             };
             means.push(Grid {
@@ -705,7 +706,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                                 .map(|&k| {
                                     index
                                         .at_least(&point_at(v, None, &[], c), metric, k)
-                                        .map_or(String::new(), labels::percent)
+                                        .map_or(String::new(), format::percent)
                                 })
                                 .collect(),
                         })
@@ -737,7 +738,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                     "means".into(),
                     &|p| {
                         index.summary(p, metric).map_or(String::new(), |s| {
-                            labels::with_interval(s.mean, s.ci95_low, s.ci95_high)
+                            format::with_interval(s.mean, s.ci95_low, s.ci95_high)
                         })
                     },
                 ));
@@ -769,7 +770,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                         &|p| {
                             index
                                 .at_least(p, metric, k)
-                                .map_or(String::new(), labels::percent)
+                                .map_or(String::new(), format::percent)
                         },
                     ));
                 }
@@ -861,11 +862,11 @@ fn orderings(table: &TextTable) -> Grid {
         let num = |j: usize| r.get(j).and_then(|t| t.parse::<f64>().ok());
         match (text.parse::<f64>(), ci) {
             (Ok(x), Some((lo, hi))) => match (num(lo), num(hi)) {
-                (Some(lo), Some(hi)) => labels::with_interval(x, lo, hi),
-                _ => labels::number(x),
+                (Some(lo), Some(hi)) => format::with_interval(x, lo, hi),
+                _ => format::two_decimals(x),
             },
-            (Ok(x), None) if table.headers[i] == "trials" => labels::count(x.max(0.0) as u64),
-            (Ok(x), None) => labels::number(x),
+            (Ok(x), None) if table.headers[i] == "trials" => format::thousands(x.max(0.0) as u64),
+            (Ok(x), None) => format::two_decimals(x),
             (Err(_), _) if text == "*" => "any (averaged)".into(),
             (Err(_), _) => text.to_string(),
         }
@@ -930,11 +931,11 @@ fn equilibrium(table: &TextTable, results: &Results) -> Grid {
                     .collect();
                 let num = |name: &str| get(r, name).parse::<f64>().ok();
                 cells.push(get(r, "ordering"));
-                cells.push(num("probability").map_or(String::new(), labels::percent));
+                cells.push(num("probability").map_or(String::new(), format::percent));
                 cells.push(
                     match (num("value"), num("value_ci95_low"), num("value_ci95_high")) {
-                        (Some(v), Some(lo), Some(hi)) => labels::with_interval(v, lo, hi),
-                        (Some(v), _, _) => labels::number(v),
+                        (Some(v), Some(lo), Some(hi)) => format::with_interval(v, lo, hi),
+                        (Some(v), _, _) => format::two_decimals(v),
                         _ => String::new(),
                     },
                 );
