@@ -3,7 +3,7 @@
 //! game's orderings. The templates only lay this out, as HTML or as Markdown.
 
 use super::charts::{self, Estimate, Series, Split};
-use super::input::{DistributionRow, Point, Results, SummaryRow, TextTable};
+use super::input::{DistributionRow, Results, SummaryRow, SweepPoint, TextTable};
 use super::labels;
 use super::ReportError;
 use crate::format;
@@ -21,8 +21,8 @@ pub struct Page {
     pub metrics: Vec<MetricSection>,
     pub comparisons: Vec<ComparisonSection>,
     pub sweep: Option<SweepSection>,
-    pub orderings: Option<Grid>,
-    pub equilibrium: Option<Grid>,
+    pub orderings: Option<PivotTable>,
+    pub equilibrium: Option<PivotTable>,
 }
 
 #[derive(Debug, Serialize)]
@@ -31,18 +31,20 @@ pub struct Fact {
     pub value: String,
 }
 
-/// A table with a corner label, column headings and labelled rows of text cells.
+/// A table for people laid out as a pivot: a corner label, column headings and rows of text
+/// cells, each row with its label.
 #[derive(Debug, Clone, Serialize)]
-pub struct Grid {
+pub struct PivotTable {
     pub id: String,
     pub title: String,
     pub corner: String,
     pub columns: Vec<String>,
-    pub rows: Vec<GridRow>,
+    pub rows: Vec<PivotRow>,
 }
 
+/// One row of a [`PivotTable`]: its label and its cells, one per column.
 #[derive(Debug, Clone, Serialize)]
-pub struct GridRow {
+pub struct PivotRow {
     pub label: String,
     pub cells: Vec<String>,
 }
@@ -53,8 +55,8 @@ pub struct MetricSection {
     pub id: String,
     pub name: String,
     pub raw: String,
-    pub summary: Grid,
-    pub distribution: Vec<Grid>,
+    pub summary: PivotTable,
+    pub distribution: Vec<PivotTable>,
     pub distribution_chart: String,
     pub at_least_chart: String,
 }
@@ -64,7 +66,7 @@ pub struct MetricSection {
 pub struct ComparisonSection {
     pub id: String,
     pub title: String,
-    pub table: Grid,
+    pub table: PivotTable,
     pub chart: String,
     /// Metrics on which both choices end the same in every trial.
     pub always_equal: Vec<String>,
@@ -82,9 +84,9 @@ pub struct SweepMetric {
     pub id: String,
     pub name: String,
     pub raw: String,
-    pub means: Vec<Grid>,
+    pub means: Vec<PivotTable>,
     pub charts: Vec<String>,
-    pub at_least: Vec<Grid>,
+    pub at_least: Vec<PivotTable>,
 }
 
 /// At most this many series in one chart or one metric section; past it a sweep is read
@@ -96,15 +98,15 @@ const MAX_K: usize = 12;
 /// The rows of the results, indexed by point and metric.
 struct Index<'a> {
     results: &'a Results,
-    points: Vec<Point>,
+    points: Vec<SweepPoint>,
     metrics: Vec<String>,
-    summary: HashMap<(Point, String), &'a SummaryRow>,
-    distribution: HashMap<(Point, String), Vec<&'a DistributionRow>>,
+    summary: HashMap<(SweepPoint, String), &'a SummaryRow>,
+    distribution: HashMap<(SweepPoint, String), Vec<&'a DistributionRow>>,
 }
 
 impl<'a> Index<'a> {
     fn new(results: &'a Results) -> Index<'a> {
-        let mut points: Vec<Point> = Vec::new();
+        let mut points: Vec<SweepPoint> = Vec::new();
         let mut metrics: Vec<String> = Vec::new();
         let mut summary = HashMap::new();
         for row in &results.summary {
@@ -135,20 +137,20 @@ impl<'a> Index<'a> {
         }
     }
 
-    fn summary(&self, point: &Point, metric: &str) -> Option<&'a SummaryRow> {
+    fn summary(&self, point: &SweepPoint, metric: &str) -> Option<&'a SummaryRow> {
         self.summary
             .get(&(point.clone(), metric.to_string()))
             .copied()
     }
 
-    fn rows(&self, point: &Point, metric: &str) -> &[&'a DistributionRow] {
+    fn rows(&self, point: &SweepPoint, metric: &str) -> &[&'a DistributionRow] {
         self.distribution
             .get(&(point.clone(), metric.to_string()))
             .map_or(&[], |v| v.as_slice())
     }
 
     /// P(at least k): the `at_least` of the smallest value at or above k, 0 past the largest.
-    fn at_least(&self, point: &Point, metric: &str, k: i64) -> Option<f64> {
+    fn at_least(&self, point: &SweepPoint, metric: &str, k: i64) -> Option<f64> {
         let rows = self.rows(point, metric);
         if rows.is_empty() {
             return None;
@@ -310,7 +312,7 @@ fn warnings(results: &Results) -> Vec<String> {
 }
 
 /// A point's name in a legend or column heading: its choice, then its sweep values.
-fn point_name(index: &Index<'_>, point: &Point) -> String {
+fn point_name(index: &Index<'_>, point: &SweepPoint) -> String {
     let mut parts: Vec<String> = Vec::new();
     if !point.choice.is_empty() {
         parts.push(point.choice.clone());
@@ -340,13 +342,13 @@ fn id(prefix: &str, text: &str) -> String {
 }
 
 fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, ReportError> {
-    let points: Vec<&Point> = index
+    let points: Vec<&SweepPoint> = index
         .points
         .iter()
         .filter(|p| index.summary(p, metric).is_some())
         .collect();
     let names: Vec<String> = points.iter().map(|p| point_name(index, p)).collect();
-    let summary = Grid {
+    let summary = PivotTable {
         id: id("summary", metric),
         title: format!("{}: mean and 95% interval", labels::metric(metric)),
         corner: "where".into(),
@@ -360,7 +362,7 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
             .zip(&names)
             .filter_map(|(p, name)| {
                 let s = index.summary(p, metric)?;
-                Some(GridRow {
+                Some(PivotRow {
                     label: name.clone(),
                     cells: vec![
                         format::with_interval(s.mean, s.ci95_low, s.ci95_high),
@@ -372,24 +374,24 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
             .collect(),
     };
     let (lo, hi) = index.range(metric).unwrap_or((0, 0));
-    let exactly = |p: &Point, v: i64| {
+    let exactly = |p: &SweepPoint, v: i64| {
         index
             .rows(p, metric)
             .iter()
             .find(|r| r.value == v)
             .map_or(0.0, |r| r.probability)
     };
-    let at_least = |p: &Point, v: i64| index.at_least(p, metric, v).unwrap_or(0.0);
+    let at_least = |p: &SweepPoint, v: i64| index.at_least(p, metric, v).unwrap_or(0.0);
     let distribution = if points.len() == 1 {
         // One point: a row per value, as a dice table reads.
         let p = points[0];
-        vec![Grid {
+        vec![PivotTable {
             id: id("distribution", metric),
             title: format!("{}: distribution", labels::metric(metric)),
             corner: "value".into(),
             columns: vec!["P(exactly)".into(), "P(at least)".into()],
             rows: (lo..=hi)
-                .map(|v| GridRow {
+                .map(|v| PivotRow {
                     label: v.to_string(),
                     cells: vec![
                         format::percent(exactly(p, v)),
@@ -403,7 +405,7 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
         let grid = |slug: &str,
                     what: &str,
                     head: &dyn Fn(i64) -> String,
-                    cell: &dyn Fn(&Point, i64) -> f64| Grid {
+                    cell: &dyn Fn(&SweepPoint, i64) -> f64| PivotTable {
             id: id(slug, metric),
             title: format!("{}: {what}", labels::metric(metric)),
             corner: "where".into(),
@@ -411,7 +413,7 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
             rows: points
                 .iter()
                 .zip(&names)
-                .map(|(p, name)| GridRow {
+                .map(|(p, name)| PivotRow {
                     label: name.clone(),
                     cells: (lo..=hi).map(|v| format::percent(cell(p, v))).collect(),
                 })
@@ -492,7 +494,7 @@ fn comparisons(index: &Index<'_>) -> Result<Vec<ComparisonSection>, ReportError>
             } else {
                 format!("{first} against {second} ({})", at.join(", "))
             };
-            let table = Grid {
+            let table = PivotTable {
                 id: id("compare", &title),
                 title: title.clone(),
                 corner: "metric".into(),
@@ -504,7 +506,7 @@ fn comparisons(index: &Index<'_>) -> Result<Vec<ComparisonSection>, ReportError>
                 ],
                 rows: rows
                     .iter()
-                    .map(|r| GridRow {
+                    .map(|r| PivotRow {
                         label: labels::metric(&r.metric),
                         cells: vec![
                             format::with_interval(r.mean_diff, r.ci95_low, r.ci95_high),
@@ -601,11 +603,11 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
         }
         parts.join(", ")
     };
-    let point_at = |row: &str, col: Option<&str>, further: &[String], choice: &str| -> Point {
+    let point_at = |row: &str, col: Option<&str>, further: &[String], choice: &str| -> SweepPoint {
         let mut params = vec![row.to_string()];
         params.extend(col.map(str::to_string));
         params.extend(further.iter().cloned());
-        Point {
+        SweepPoint {
             params,
             choice: choice.to_string(),
         }
@@ -644,7 +646,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                         format::with_interval(s.mean, s.ci95_low, s.ci95_high)
                     })
             };
-            means.push(Grid {
+            means.push(PivotTable {
                 id: id("means", metric),
                 title: format!("{name}: mean (95% interval)"),
                 corner: corner.clone(),
@@ -661,7 +663,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                 rows: row_values
                     .iter()
                     .zip(&row_labels)
-                    .map(|(v, label)| GridRow {
+                    .map(|(v, label)| PivotRow {
                         label: label.clone(),
                         cells: choices.iter().map(|c| cell(v, c)).collect(),
                     })
@@ -691,7 +693,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                 )?);
             }
             for c in &choices {
-                at_least.push(Grid {
+                at_least.push(PivotTable {
                     id: id("atleast", &format!("{metric}-{c}")),
                     title: titled(format!("{name}: P(at least k)"), &group_name(&[], c)),
                     corner: format!("{row_key} \\ k"),
@@ -699,7 +701,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
                     rows: row_values
                         .iter()
                         .zip(&row_labels)
-                        .map(|(v, label)| GridRow {
+                        .map(|(v, label)| PivotRow {
                             label: label.clone(),
                             cells: ks
                                 .iter()
@@ -716,23 +718,24 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
         } else {
             for (further, choice) in &groups {
                 let group = group_name(further, choice);
-                let grid = |what: String, slug: String, cell: &dyn Fn(&Point) -> String| Grid {
-                    id: id(&slug, &format!("{metric}-{group}")),
-                    title: titled(what, &group),
-                    corner: corner.clone(),
-                    columns: col_labels.clone(),
-                    rows: row_values
-                        .iter()
-                        .zip(&row_labels)
-                        .map(|(r, label)| GridRow {
-                            label: label.clone(),
-                            cells: col_values
-                                .iter()
-                                .map(|c| cell(&point_at(r, Some(c), further, choice)))
-                                .collect(),
-                        })
-                        .collect(),
-                };
+                let grid =
+                    |what: String, slug: String, cell: &dyn Fn(&SweepPoint) -> String| PivotTable {
+                        id: id(&slug, &format!("{metric}-{group}")),
+                        title: titled(what, &group),
+                        corner: corner.clone(),
+                        columns: col_labels.clone(),
+                        rows: row_values
+                            .iter()
+                            .zip(&row_labels)
+                            .map(|(r, label)| PivotRow {
+                                label: label.clone(),
+                                cells: col_values
+                                    .iter()
+                                    .map(|c| cell(&point_at(r, Some(c), further, choice)))
+                                    .collect(),
+                            })
+                            .collect(),
+                    };
                 means.push(grid(
                     format!("{name}: mean (95% interval)"),
                     "means".into(),
@@ -800,7 +803,7 @@ fn estimates(
     index: &Index<'_>,
     metric: &str,
     rows: &[String],
-    point: impl Fn(&str) -> Point,
+    point: impl Fn(&str) -> SweepPoint,
 ) -> Vec<Option<Estimate>> {
     rows.iter()
         .map(|r| {
@@ -817,7 +820,7 @@ fn estimates(
 /// the trials and A's margin, with its 95% interval where the table gives one (columns
 /// `X_ci95_low`/`X_ci95_high` beside `X`, or bare `ci95_low`/`ci95_high` for the margin).
 /// Per-card counts stay in the CSV.
-fn orderings(table: &TextTable) -> Grid {
+fn orderings(table: &TextTable) -> PivotTable {
     let col = |name: &str| table.headers.iter().position(|h| h == name);
     let interval = |h: &str| -> Option<(usize, usize)> {
         let pair = |lo: &str, hi: &str| Some((col(lo)?, col(hi)?));
@@ -871,7 +874,7 @@ fn orderings(table: &TextTable) -> Grid {
             (Err(_), _) => text.to_string(),
         }
     };
-    Grid {
+    PivotTable {
         id: "orderings".into(),
         title: "Orderings: A's margin (A's score minus B's)".into(),
         corner: "row".into(),
@@ -889,7 +892,7 @@ fn orderings(table: &TextTable) -> Grid {
         rows: table
             .rows
             .iter()
-            .map(|r| GridRow {
+            .map(|r| PivotRow {
                 label: col("row")
                     .and_then(|i| r.get(i))
                     .map_or(String::new(), |k| what(k)),
@@ -901,7 +904,7 @@ fn orderings(table: &TextTable) -> Grid {
 
 /// `equilibrium.csv`: each ordering's probability in the equilibrium mix and the game's value
 /// for A with its interval.
-fn equilibrium(table: &TextTable, results: &Results) -> Grid {
+fn equilibrium(table: &TextTable, results: &Results) -> PivotTable {
     let col = |name: &str| table.headers.iter().position(|h| h == name);
     let params: Vec<usize> = results.param_names.iter().filter_map(|p| col(p)).collect();
     let get = |r: &Vec<String>, name: &str| {
@@ -916,7 +919,7 @@ fn equilibrium(table: &TextTable, results: &Results) -> Grid {
         "probability".to_string(),
         "value for A (95% interval)".to_string(),
     ]);
-    Grid {
+    PivotTable {
         id: "equilibrium".into(),
         title: "Equilibrium: how often each ordering is played, and the game's value for A".into(),
         corner: "player".into(),
@@ -939,7 +942,7 @@ fn equilibrium(table: &TextTable, results: &Results) -> Grid {
                         _ => String::new(),
                     },
                 );
-                GridRow {
+                PivotRow {
                     label: get(r, "player"),
                     cells,
                 }
