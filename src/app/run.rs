@@ -18,8 +18,9 @@ pub struct RunOptions {
     /// Run one shard and write a partial-results file instead of the tables.
     pub shard: Option<Shard>,
     pub quiet: bool,
-    /// Also write validation.csv against the exact engine, where it applies.
-    pub validate: bool,
+    /// `--validate`: also check the simulation against the exact engine, where it applies, and
+    /// write validation.csv.
+    pub check_against_exact: bool,
     /// Save progress into the results folder at most this often (`--checkpoint SECONDS`).
     pub checkpoint: Option<Duration>,
     /// Continue the run whose checkpoint is in this results folder (`--resume DIR`).
@@ -47,7 +48,7 @@ fn settings_with_flags(opts: &RunOptions) -> Vec<Setting> {
 
 /// `rollcall run`: validates every file first, then runs them in turn.
 pub fn run(opts: &RunOptions, log: &mut dyn FnMut(Note<'_>)) -> Result<Status, Error> {
-    if opts.shard.is_some() && opts.validate {
+    if opts.shard.is_some() && opts.check_against_exact {
         return Err(Error::Usage(
             "--validate cannot be combined with --shard: a shard writes no tables; validate the merged run instead".into(),
         ));
@@ -206,27 +207,20 @@ fn run_one(
     }
     let wall = start.elapsed().as_secs_f64();
     let report = report_of(set, variants);
-    let meta = RunMeta {
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        scenario: set.name.clone(),
-        scenario_hash: format!("{:016x}", set.hash),
-        method: "monte_carlo".into(),
-        seed: spec.seed,
-        trials_requested: spec.trials,
-        sweep_points: set.variants.len(),
-        trials_played: played,
+    let trials = TrialsPlayed {
+        requested: spec.trials,
+        played,
         chunk_size: CHUNK_SIZE,
         threads: opts.threads,
         shard: format!("{}/{}", spec.shard.index, spec.shard.count),
-        wall_seconds: wall,
-        trials_per_second: if wall > 0.0 {
-            played as f64 / wall
-        } else {
-            0.0
-        },
         complete,
-        trials_played_in_full: Some(monitor.played_in_full.load(Ordering::Relaxed)),
+        played_in_full: Some(monitor.played_in_full.load(Ordering::Relaxed)),
     };
+    let made = Provenance {
+        seed: spec.seed,
+        ..provenance(set, output::MONTE_CARLO)
+    };
+    let meta = RunMeta::new(made, set.variants.len(), Some(trials), wall);
     // An interrupted run that saves progress leaves a checkpoint of everything it gathered.
     let last_checkpoint = checkpoints
         .as_ref()
@@ -261,8 +255,8 @@ fn run_one(
             if let Some(bytes) = last_checkpoint {
                 extra.push((output::CHECKPOINT_FILE, bytes));
             }
-            if complete && opts.validate {
-                if let Some((rows, checked)) = validate(set, compiled, &report, log) {
+            if complete && opts.check_against_exact {
+                if let Some((rows, checked)) = check_against_exact(set, compiled, &report, log) {
                     extra.push(("validation.csv", rows));
                     status = checked;
                 }
@@ -319,12 +313,13 @@ fn part_body(
     complete: bool,
     played: u64,
 ) -> partial::PartBody {
+    let made = provenance(set, output::MONTE_CARLO);
     partial::PartBody {
         format: partial::FORMAT.into(),
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        scenario: set.name.clone(),
-        scenario_hash: format!("{:016x}", set.hash),
-        method: "monte_carlo".into(),
+        version: made.version,
+        scenario: made.scenario,
+        scenario_hash: made.scenario_hash,
+        method: made.method,
         seed: spec.seed,
         trials: spec.trials,
         chunk_size: CHUNK_SIZE,
@@ -550,9 +545,10 @@ pub(super) fn progress_of<T: Trial>(
     })
 }
 
-/// `run --validate`: checks a finished run against the exact engine, where it applies.
-/// Returns validation.csv and the status, or None when the exact engine does not apply.
-fn validate(
+/// `run --validate`: checks a finished run's simulated distributions against the exact
+/// engine's, where it applies. Returns validation.csv and the status, or None when the exact
+/// engine does not apply.
+fn check_against_exact(
     set: &ScenarioSet,
     compiled: &Compiled,
     report: &Report,

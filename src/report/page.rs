@@ -240,7 +240,7 @@ pub fn build(results: &Results) -> Result<Page, ReportError> {
 
 fn facts(results: &Results, index: &Index<'_>) -> Vec<Fact> {
     let run = &results.run;
-    let exact = run.method == "exact";
+    let exact = run.method == crate::output::EXACT;
     let mut facts = vec![
         ("Scenario", run.scenario.clone()),
         (
