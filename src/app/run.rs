@@ -143,67 +143,28 @@ fn run_one(
         None => output::CHECKPOINT_FILE.to_string(),
         Some(s) => checkpoint_file_name(s),
     });
-    let write_error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| Error::Write { path, source }
-    };
     if opts.shard.is_some() {
-        std::fs::create_dir_all(dir).map_err(write_error(dir))?;
-        for path in [&checkpoint_path, &dir.join(shard_part_name(&spec))] {
-            output::clear_leftovers(path).map_err(write_error(path))?;
-        }
+        clear_shard_leftovers(dir, &spec, &checkpoint_path)?;
     }
     let resumed = match &opts.resume {
         Some(_) => Some(read_checkpoint(&checkpoint_path, set, &spec)?),
         None => None,
     };
-    let mut checkpoints =
-        (opts.checkpoint.is_some() || opts.resume.is_some()).then(|| Checkpoints {
-            path: checkpoint_path.clone(),
-            every: opts.checkpoint,
-            last: Instant::now(),
-            body: part_body(set, &spec, Vec::new(), false, 0),
-            reports: Vec::new(),
-            done: ChunkSet::default(),
-            threads: opts.threads,
-            failed: None,
-        });
-    if let (Some(c), Some(from)) = (checkpoints.as_mut(), &resumed) {
-        c.reports = from.reports.clone();
-        c.done = from.done.clone();
-    }
+    let mut checkpoints = checkpoints(opts, set, &spec, &checkpoint_path, resumed.as_ref());
     let monitor = Monitor::default();
     let start = Instant::now();
-    let (variants, complete, played) = crate::progress::watch(
+    let (variants, complete, played) = play_watched(
+        opts,
+        set,
+        compiled,
+        &spec,
         &monitor,
-        spec.trials,
-        &set.name,
-        opts.quiet,
-        &INTERRUPT,
-        || {
-            let from = resumed.as_ref().map(|r| (&r.reports[..], r.done.clone()));
-            let mut between = |reports: &dyn Fn() -> Vec<VariantReport>, done: &ChunkSet| {
-                if let Some(c) = checkpoints.as_mut().filter(|c| c.due()) {
-                    c.set(reports(), done.clone());
-                    if let Err(e) = c.write(start) {
-                        // A run asked to save its progress stops when it cannot.
-                        c.failed = Some(e);
-                        monitor.stop.store(true, Ordering::Relaxed);
-                    }
-                }
-            };
-            let p = compiled.play(set, &spec, &monitor, from, &mut between)?;
-            if let Some(c) = checkpoints.as_mut() {
-                c.set(p.reports.clone(), p.done);
-            }
-            Ok::<_, Error>((p.reports, p.complete, p.trials))
-        },
+        resumed.as_ref(),
+        &mut checkpoints,
+        start,
     )?;
     if let Some(e) = checkpoints.as_mut().and_then(|c| c.failed.take()) {
-        return Err(Error::Write {
-            path: checkpoint_path,
-            source: e,
-        });
+        return Err(write_error(&checkpoint_path)(e));
     }
     let wall = start.elapsed().as_secs_f64();
     let report = report_of(set, variants);
@@ -228,26 +189,18 @@ fn run_one(
         .map(|c| c.bytes(start));
     let (written, status) = match claim {
         None => {
-            let shard = spec.shard;
             let body = part_body(set, &spec, report.variants, complete, played);
-            let path = dir.join(shard_part_name(&spec));
-            match &last_checkpoint {
-                Some(bytes) => output::write_atomic(&checkpoint_path, bytes),
-                None => Ok(()),
-            }
-            .map_err(write_error(&checkpoint_path))?;
-            output::write_atomic(&path, &partial::to_bytes(body, opts.threads, wall))
-                .map_err(write_error(&path))?;
-            if complete {
-                match std::fs::remove_file(&checkpoint_path) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(write_error(&checkpoint_path)(e))
-                    }
-                    _ => {}
-                }
-            }
-            debug_assert_eq!(Some(shard), opts.shard);
-            (path, Status::from_complete(complete))
+            let part = ShardPart {
+                dir,
+                checkpoint_path: &checkpoint_path,
+                last_checkpoint,
+                threads: opts.threads,
+                wall,
+            };
+            (
+                write_shard_part(part, body)?,
+                Status::from_complete(complete),
+            )
         }
         Some(claim) => {
             let mut extra = Vec::new();
@@ -283,6 +236,125 @@ fn run_one(
         )));
     }
     Ok(status)
+}
+
+/// The error of a failed write to `path`, for `map_err`.
+fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
+    let path = path.to_path_buf();
+    move |source| Error::Write { path, source }
+}
+
+/// Makes a shard's shared folder and clears what a killed run of this shard left of its
+/// checkpoint and part.
+fn clear_shard_leftovers(dir: &Path, spec: &RunSpec, checkpoint_path: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(write_error(dir))?;
+    for path in [checkpoint_path, &dir.join(shard_part_name(spec))] {
+        output::clear_leftovers(path).map_err(write_error(path))?;
+    }
+    Ok(())
+}
+
+/// The run's saved progress, when `--checkpoint` or `--resume` asks for it, holding what the
+/// resumed checkpoint holds.
+fn checkpoints(
+    opts: &RunOptions,
+    set: &ScenarioSet,
+    spec: &RunSpec,
+    checkpoint_path: &Path,
+    resumed: Option<&Resumed>,
+) -> Option<Checkpoints> {
+    let mut checkpoints =
+        (opts.checkpoint.is_some() || opts.resume.is_some()).then(|| Checkpoints {
+            path: checkpoint_path.to_path_buf(),
+            every: opts.checkpoint,
+            last: Instant::now(),
+            body: part_body(set, spec, Vec::new(), false, 0),
+            reports: Vec::new(),
+            done: ChunkSet::default(),
+            threads: opts.threads,
+            failed: None,
+        });
+    if let (Some(c), Some(from)) = (checkpoints.as_mut(), resumed) {
+        c.reports = from.reports.clone();
+        c.done = from.done.clone();
+    }
+    checkpoints
+}
+
+/// Plays the sweep points under the progress bar, from the resumed checkpoint if any, saving
+/// progress when due; returns the reports, whether the run completed, and the trials played.
+#[allow(clippy::too_many_arguments)]
+fn play_watched(
+    opts: &RunOptions,
+    set: &ScenarioSet,
+    compiled: &Compiled,
+    spec: &RunSpec,
+    monitor: &Monitor,
+    resumed: Option<&Resumed>,
+    checkpoints: &mut Option<Checkpoints>,
+    start: Instant,
+) -> Result<(Vec<VariantReport>, bool, u64), Error> {
+    crate::progress::watch(
+        monitor,
+        spec.trials,
+        &set.name,
+        opts.quiet,
+        &INTERRUPT,
+        || {
+            let from = resumed.map(|r| (&r.reports[..], r.done.clone()));
+            let mut between = |reports: &dyn Fn() -> Vec<VariantReport>, done: &ChunkSet| {
+                if let Some(c) = checkpoints.as_mut().filter(|c| c.due()) {
+                    c.set(reports(), done.clone());
+                    if let Err(e) = c.write(start) {
+                        // A run asked to save its progress stops when it cannot.
+                        c.failed = Some(e);
+                        monitor.stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            };
+            let p = compiled.play(set, spec, monitor, from, &mut between)?;
+            if let Some(c) = checkpoints.as_mut() {
+                c.set(p.reports.clone(), p.done);
+            }
+            Ok::<_, Error>((p.reports, p.complete, p.trials))
+        },
+    )
+}
+
+/// Where and how a shard writes its part.
+struct ShardPart<'a> {
+    dir: &'a Path,
+    checkpoint_path: &'a Path,
+    /// The checkpoint an interrupted shard leaves.
+    last_checkpoint: Option<Vec<u8>>,
+    threads: usize,
+    wall: f64,
+}
+
+/// Writes a shard's part (and an interrupted shard's checkpoint; a complete shard removes its
+/// checkpoint); returns the part's path.
+fn write_shard_part(part: ShardPart<'_>, body: partial::PartBody) -> Result<PathBuf, Error> {
+    let checkpoint_path = part.checkpoint_path;
+    let complete = body.complete;
+    let path = part
+        .dir
+        .join(partial::file_name(body.shard_index, body.shard_count));
+    match &part.last_checkpoint {
+        Some(bytes) => output::write_atomic(checkpoint_path, bytes),
+        None => Ok(()),
+    }
+    .map_err(write_error(checkpoint_path))?;
+    output::write_atomic(&path, &partial::to_bytes(body, part.threads, part.wall))
+        .map_err(write_error(&path))?;
+    if complete {
+        match std::fs::remove_file(checkpoint_path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(write_error(checkpoint_path)(e))
+            }
+            _ => {}
+        }
+    }
+    Ok(path)
 }
 
 impl Status {

@@ -574,25 +574,81 @@ fn value_labels(index: &Index<'_>, key: usize) -> Vec<String> {
 }
 
 fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, ReportError> {
-    let names = &index.results.param_names;
-    let keys = names.len();
-    let row_values = index.values(0);
-    let row_labels = value_labels(index, 0);
-    let (col_values, col_labels) = if keys > 1 {
-        (index.values(1), value_labels(index, 1))
-    } else {
-        (Vec::new(), Vec::new())
-    };
-    // Each grid is one combination of the further keys' values and one choice.
-    let mut groups: Vec<(Vec<String>, String)> = Vec::new();
-    for p in &index.points {
-        let g = (p.params.get(2..).unwrap_or(&[]).to_vec(), p.choice.clone());
-        if !groups.contains(&g) {
-            groups.push(g);
+    let layout = SweepLayout::new(index);
+    let metrics = varying
+        .iter()
+        .map(|metric| {
+            if layout.keys == 1 {
+                one_key_sweep_metric(index, &layout, metric)
+            } else {
+                grids_sweep_metric(index, &layout, metric)
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(SweepSection {
+        axes: sweep_axes(layout.names),
+        metrics,
+    })
+}
+
+/// How a sweep's grids are laid out: the first key's values down the rows, the second's (if
+/// any) across the columns, and one grid for each combination of the further keys' values and
+/// each choice.
+struct SweepLayout<'a> {
+    names: &'a [String],
+    keys: usize,
+    row_values: Vec<String>,
+    row_labels: Vec<String>,
+    col_values: Vec<String>,
+    col_labels: Vec<String>,
+    /// Each grid is one combination of the further keys' values and one choice.
+    groups: Vec<(Vec<String>, String)>,
+    chart_labels: Vec<String>,
+    row_key: String,
+    corner: String,
+}
+
+impl<'a> SweepLayout<'a> {
+    fn new(index: &Index<'a>) -> SweepLayout<'a> {
+        let names = &index.results.param_names;
+        let keys = names.len();
+        let row_values = index.values(0);
+        let (col_values, col_labels) = if keys > 1 {
+            (index.values(1), value_labels(index, 1))
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let mut groups: Vec<(Vec<String>, String)> = Vec::new();
+        for p in &index.points {
+            let g = (p.params.get(2..).unwrap_or(&[]).to_vec(), p.choice.clone());
+            if !groups.contains(&g) {
+                groups.push(g);
+            }
+        }
+        let row_key = labels::key(&names[0]);
+        let corner = if keys > 1 {
+            format!("{row_key} \\ {}", labels::key(&names[1]))
+        } else {
+            row_key.clone()
+        };
+        SweepLayout {
+            names,
+            keys,
+            row_labels: value_labels(index, 0),
+            chart_labels: row_values.iter().map(|v| labels::value(v)).collect(),
+            row_values,
+            col_values,
+            col_labels,
+            groups,
+            row_key,
+            corner,
         }
     }
-    let group_name = |further: &[String], choice: &str| -> String {
-        let mut parts: Vec<String> = names
+
+    /// A grid's name: its choice and the further keys' values.
+    fn group_name(&self, further: &[String], choice: &str) -> String {
+        let mut parts: Vec<String> = self
+            .names
             .iter()
             .skip(2)
             .zip(further)
@@ -602,8 +658,16 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
             parts.insert(0, format!("choice {choice}"));
         }
         parts.join(", ")
-    };
-    let point_at = |row: &str, col: Option<&str>, further: &[String], choice: &str| -> SweepPoint {
+    }
+
+    /// The point at a row's value, a column's value (if any), the further values and a choice.
+    fn point_at(
+        &self,
+        row: &str,
+        col: Option<&str>,
+        further: &[String],
+        choice: &str,
+    ) -> SweepPoint {
         let mut params = vec![row.to_string()];
         params.extend(col.map(str::to_string));
         params.extend(further.iter().cloned());
@@ -611,183 +675,202 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
             params,
             choice: choice.to_string(),
         }
-    };
-    let chart_labels: Vec<String> = row_values.iter().map(|v| labels::value(v)).collect();
-    let row_key = labels::key(&names[0]);
-    let corner = if keys > 1 {
-        format!("{row_key} \\ {}", labels::key(&names[1]))
+    }
+}
+
+/// A title, with the grid's group after it when there is one.
+fn titled(what: String, group: &str) -> String {
+    if group.is_empty() {
+        what
     } else {
-        row_key.clone()
-    };
-    let titled = |what: String, group: &str| {
-        if group.is_empty() {
-            what
+        format!("{what}, {group}")
+    }
+}
+
+/// A metric of a one-key sweep: a column per choice for the means, a column per k for
+/// P(at least k).
+fn one_key_sweep_metric(
+    index: &Index<'_>,
+    layout: &SweepLayout<'_>,
+    metric: &str,
+) -> Result<SweepMetric, ReportError> {
+    let name = labels::metric(metric);
+    let (lo, hi) = index.range(metric).unwrap_or((0, 0));
+    let ks: Vec<i64> = (lo + 1..=hi).take(MAX_K).collect();
+    let (row_values, row_labels) = (&layout.row_values, &layout.row_labels);
+    let choices = index.choices();
+    let column = |c: &String| -> String {
+        if c.is_empty() {
+            "mean".into()
         } else {
-            format!("{what}, {group}")
+            c.clone()
         }
     };
-
-    let mut metrics = Vec::new();
-    for metric in varying {
-        let name = labels::metric(metric);
-        let mut means = Vec::new();
-        let mut charts_svg = Vec::new();
-        let mut at_least = Vec::new();
-        let (lo, hi) = index.range(metric).unwrap_or((0, 0));
-        let ks: Vec<i64> = (lo + 1..=hi).take(MAX_K).collect();
-
-        if keys == 1 {
-            // One key: a column per choice for the means, a column per k for P(at least k).
-            let choices = index.choices();
-            let cell = |row: &str, choice: &str| {
-                index
-                    .summary(&point_at(row, None, &[], choice), metric)
-                    .map_or(String::new(), |s| {
-                        format::with_interval(s.mean, s.ci95_low, s.ci95_high)
-                    })
-            };
-            means.push(PivotTable {
-                id: id("means", metric),
-                title: format!("{name}: mean (95% interval)"),
-                corner: corner.clone(),
-                columns: choices
-                    .iter()
-                    .map(|c| {
-                        if c.is_empty() {
-                            "mean".into()
-                        } else {
-                            c.clone()
-                        }
-                    })
-                    .collect(),
-                rows: row_values
-                    .iter()
-                    .zip(&row_labels)
-                    .map(|(v, label)| PivotRow {
-                        label: label.clone(),
-                        cells: choices.iter().map(|c| cell(v, c)).collect(),
-                    })
-                    .collect(),
-            });
-            let series: Vec<(String, Vec<Option<Estimate>>)> = choices
+    let cell = |row: &str, choice: &str| {
+        index
+            .summary(&layout.point_at(row, None, &[], choice), metric)
+            .map_or(String::new(), |s| {
+                format::with_interval(s.mean, s.ci95_low, s.ci95_high)
+            })
+    };
+    let means = vec![PivotTable {
+        id: id("means", metric),
+        title: format!("{name}: mean (95% interval)"),
+        corner: layout.corner.clone(),
+        columns: choices.iter().map(column).collect(),
+        rows: row_values
+            .iter()
+            .zip(row_labels)
+            .map(|(v, label)| PivotRow {
+                label: label.clone(),
+                cells: choices.iter().map(|c| cell(v, c)).collect(),
+            })
+            .collect(),
+    }];
+    let series: Vec<(String, Vec<Option<Estimate>>)> = choices
+        .iter()
+        .map(|c| {
+            (
+                column(c),
+                estimates(index, metric, row_values, |v| {
+                    layout.point_at(v, None, &[], c)
+                }),
+            )
+        })
+        .collect();
+    let mut charts_svg = Vec::new();
+    if series.len() <= MAX_SERIES {
+        charts_svg.push(charts::sweep_means(
+            &name,
+            &layout.row_key,
+            &name,
+            &layout.chart_labels,
+            &series,
+        )?);
+    }
+    let at_least = choices
+        .iter()
+        .map(|c| PivotTable {
+            id: id("atleast", &format!("{metric}-{c}")),
+            title: titled(format!("{name}: P(at least k)"), &layout.group_name(&[], c)),
+            corner: format!("{} \\ k", layout.row_key),
+            columns: ks.iter().map(|k| format!("{k}+")).collect(),
+            rows: row_values
                 .iter()
-                .map(|c| {
-                    let name = if c.is_empty() {
-                        "mean".into()
-                    } else {
-                        c.clone()
-                    };
+                .zip(row_labels)
+                .map(|(v, label)| PivotRow {
+                    label: label.clone(),
+                    cells: ks
+                        .iter()
+                        .map(|&k| {
+                            index
+                                .at_least(&layout.point_at(v, None, &[], c), metric, k)
+                                .map_or(String::new(), format::percent)
+                        })
+                        .collect(),
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(SweepMetric {
+        id: id("sweep", metric),
+        name,
+        raw: metric.to_string(),
+        means,
+        charts: charts_svg,
+        at_least,
+    })
+}
+
+/// A metric of a sweep of two keys or more: per grid group, a grid of means, a chart of them
+/// (when the columns are few enough) and a grid per k of P(at least k).
+fn grids_sweep_metric(
+    index: &Index<'_>,
+    layout: &SweepLayout<'_>,
+    metric: &str,
+) -> Result<SweepMetric, ReportError> {
+    let name = labels::metric(metric);
+    let (lo, hi) = index.range(metric).unwrap_or((0, 0));
+    let ks: Vec<i64> = (lo + 1..=hi).take(MAX_K).collect();
+    let (row_values, row_labels) = (&layout.row_values, &layout.row_labels);
+    let (col_values, col_labels) = (&layout.col_values, &layout.col_labels);
+    let mut means = Vec::new();
+    let mut charts_svg = Vec::new();
+    let mut at_least = Vec::new();
+    for (further, choice) in &layout.groups {
+        let group = layout.group_name(further, choice);
+        let grid = |what: String, slug: String, cell: &dyn Fn(&SweepPoint) -> String| PivotTable {
+            id: id(&slug, &format!("{metric}-{group}")),
+            title: titled(what, &group),
+            corner: layout.corner.clone(),
+            columns: col_labels.clone(),
+            rows: row_values
+                .iter()
+                .zip(row_labels)
+                .map(|(r, label)| PivotRow {
+                    label: label.clone(),
+                    cells: col_values
+                        .iter()
+                        .map(|c| cell(&layout.point_at(r, Some(c), further, choice)))
+                        .collect(),
+                })
+                .collect(),
+        };
+        means.push(grid(
+            format!("{name}: mean (95% interval)"),
+            "means".into(),
+            &|p| {
+                index.summary(p, metric).map_or(String::new(), |s| {
+                    format::with_interval(s.mean, s.ci95_low, s.ci95_high)
+                })
+            },
+        ));
+        if col_values.len() <= MAX_SERIES {
+            let series: Vec<(String, Vec<Option<Estimate>>)> = col_values
+                .iter()
+                .zip(col_labels)
+                .map(|(c, label)| {
                     (
-                        name,
-                        estimates(index, metric, &row_values, |v| point_at(v, None, &[], c)),
+                        format!("{}: {label}", labels::key(&layout.names[1])),
+                        estimates(index, metric, row_values, |r| {
+                            layout.point_at(r, Some(c), further, choice)
+                        }),
                     )
                 })
                 .collect();
-            if series.len() <= MAX_SERIES {
-                charts_svg.push(charts::sweep_means(
-                    &name,
-                    &row_key,
-                    &name,
-                    &chart_labels,
-                    &series,
-                )?);
-            }
-            for c in &choices {
-                at_least.push(PivotTable {
-                    id: id("atleast", &format!("{metric}-{c}")),
-                    title: titled(format!("{name}: P(at least k)"), &group_name(&[], c)),
-                    corner: format!("{row_key} \\ k"),
-                    columns: ks.iter().map(|k| format!("{k}+")).collect(),
-                    rows: row_values
-                        .iter()
-                        .zip(&row_labels)
-                        .map(|(v, label)| PivotRow {
-                            label: label.clone(),
-                            cells: ks
-                                .iter()
-                                .map(|&k| {
-                                    index
-                                        .at_least(&point_at(v, None, &[], c), metric, k)
-                                        .map_or(String::new(), format::percent)
-                                })
-                                .collect(),
-                        })
-                        .collect(),
-                });
-            }
-        } else {
-            for (further, choice) in &groups {
-                let group = group_name(further, choice);
-                let grid =
-                    |what: String, slug: String, cell: &dyn Fn(&SweepPoint) -> String| PivotTable {
-                        id: id(&slug, &format!("{metric}-{group}")),
-                        title: titled(what, &group),
-                        corner: corner.clone(),
-                        columns: col_labels.clone(),
-                        rows: row_values
-                            .iter()
-                            .zip(&row_labels)
-                            .map(|(r, label)| PivotRow {
-                                label: label.clone(),
-                                cells: col_values
-                                    .iter()
-                                    .map(|c| cell(&point_at(r, Some(c), further, choice)))
-                                    .collect(),
-                            })
-                            .collect(),
-                    };
-                means.push(grid(
-                    format!("{name}: mean (95% interval)"),
-                    "means".into(),
-                    &|p| {
-                        index.summary(p, metric).map_or(String::new(), |s| {
-                            format::with_interval(s.mean, s.ci95_low, s.ci95_high)
-                        })
-                    },
-                ));
-                if col_values.len() <= MAX_SERIES {
-                    let series: Vec<(String, Vec<Option<Estimate>>)> = col_values
-                        .iter()
-                        .zip(&col_labels)
-                        .map(|(c, label)| {
-                            (
-                                format!("{}: {label}", labels::key(&names[1])),
-                                estimates(index, metric, &row_values, |r| {
-                                    point_at(r, Some(c), further, choice)
-                                }),
-                            )
-                        })
-                        .collect();
-                    charts_svg.push(charts::sweep_means(
-                        &titled(name.clone(), &group),
-                        &row_key,
-                        &name,
-                        &chart_labels,
-                        &series,
-                    )?);
-                }
-                for &k in &ks {
-                    at_least.push(grid(
-                        format!("{name}: P(at least {k})"),
-                        format!("atleast{k}"),
-                        &|p| {
-                            index
-                                .at_least(p, metric, k)
-                                .map_or(String::new(), format::percent)
-                        },
-                    ));
-                }
-            }
+            charts_svg.push(charts::sweep_means(
+                &titled(name.clone(), &group),
+                &layout.row_key,
+                &name,
+                &layout.chart_labels,
+                &series,
+            )?);
         }
-        metrics.push(SweepMetric {
-            id: id("sweep", metric),
-            name,
-            raw: metric.clone(),
-            means,
-            charts: charts_svg,
-            at_least,
-        });
+        for &k in &ks {
+            at_least.push(grid(
+                format!("{name}: P(at least {k})"),
+                format!("atleast{k}"),
+                &|p| {
+                    index
+                        .at_least(p, metric, k)
+                        .map_or(String::new(), format::percent)
+                },
+            ));
+        }
     }
+    Ok(SweepMetric {
+        id: id("sweep", metric),
+        name,
+        raw: metric.to_string(),
+        means,
+        charts: charts_svg,
+        at_least,
+    })
+}
+
+/// What a sweep's grids show along each axis, in words.
+fn sweep_axes(names: &[String]) -> String {
+    let keys = names.len();
     let mut axes = format!("rows: {}", labels::key(&names[0]));
     if keys > 1 {
         axes.push_str(&format!("; columns: {}", labels::key(&names[1])));
@@ -796,7 +879,7 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
         let rest: Vec<String> = names[2..].iter().map(|k| labels::key(k)).collect();
         axes.push_str(&format!("; one grid for each {}", rest.join(" and ")));
     }
-    Ok(SweepSection { axes, metrics })
+    axes
 }
 
 fn estimates(
