@@ -168,20 +168,8 @@ fn run_one(
     }
     let wall = start.elapsed().as_secs_f64();
     let report = report_of(set, variants);
-    let trials = TrialsPlayed {
-        requested: spec.trials,
-        played,
-        chunk_size: CHUNK_SIZE,
-        threads: opts.threads,
-        shard: format!("{}/{}", spec.shard.index, spec.shard.count),
-        complete,
-        played_in_full: Some(monitor.played_in_full.load(Ordering::Relaxed)),
-    };
-    let made = Provenance {
-        seed: spec.seed,
-        ..provenance(set, output::MONTE_CARLO)
-    };
-    let meta = RunMeta::new(made, set.variants.len(), Some(trials), wall);
+    let in_full = monitor.played_in_full.load(Ordering::Relaxed);
+    let meta = run_meta(opts, set, &spec, (played, in_full, complete), wall);
     // An interrupted run that saves progress leaves a checkpoint of everything it gathered.
     let last_checkpoint = checkpoints
         .as_ref()
@@ -217,6 +205,44 @@ fn run_one(
             (write_tables(&claim, &report, &meta, extra)?, status)
         }
     };
+    tell_written(opts, set, &meta, &written, log)?;
+    Ok(status)
+}
+
+/// run.json of a simulated run of `set` by `spec`: `played` trials (`in_full` of them with
+/// their rules run), complete or not, in `wall` seconds.
+fn run_meta(
+    opts: &RunOptions,
+    set: &ScenarioSet,
+    spec: &RunSpec,
+    (played, in_full, complete): (u64, u64, bool),
+    wall: f64,
+) -> RunMeta {
+    let trials = TrialsPlayed {
+        requested: spec.trials,
+        played,
+        chunk_size: CHUNK_SIZE,
+        threads: opts.threads,
+        shard: format!("{}/{}", spec.shard.index, spec.shard.count),
+        complete,
+        played_in_full: Some(in_full),
+    };
+    let made = Provenance {
+        seed: spec.seed,
+        ..provenance(set, output::MONTE_CARLO)
+    };
+    RunMeta::new(made, set.variants.len(), Some(trials), wall)
+}
+
+/// Says what the run played and where it wrote, and writes the report when asked.
+fn tell_written(
+    opts: &RunOptions,
+    set: &ScenarioSet,
+    meta: &RunMeta,
+    written: &Path,
+    log: &mut dyn FnMut(Note<'_>),
+) -> Result<(), Error> {
+    let (played, wall, complete) = (meta.trials_played, meta.wall_seconds, meta.complete);
     log(Note::Info(&format!(
         "{}: {} trials in {:.2} s ({} trials/s, {} random lanes){} -> {}",
         set.name,
@@ -228,14 +254,14 @@ fn run_one(
         written.display()
     )));
     if opts.report && complete && opts.shard.is_none() {
-        let paths = crate::report::write(&written, None)?;
+        let paths = crate::report::write(written, None)?;
         log(Note::Info(&format!(
             "{}: report -> {}",
             set.name,
             paths[0].display()
         )));
     }
-    Ok(status)
+    Ok(())
 }
 
 /// The error of a failed write to `path`, for `map_err`.

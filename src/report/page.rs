@@ -374,56 +374,7 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
             .collect(),
     };
     let (lo, hi) = index.range(metric).unwrap_or((0, 0));
-    let exactly = |p: &SweepPoint, v: i64| {
-        index
-            .rows(p, metric)
-            .iter()
-            .find(|r| r.value == v)
-            .map_or(0.0, |r| r.probability)
-    };
-    let at_least = |p: &SweepPoint, v: i64| index.at_least(p, metric, v).unwrap_or(0.0);
-    let distribution = if points.len() == 1 {
-        // One point: a row per value, as a dice table reads.
-        let p = points[0];
-        vec![PivotTable {
-            id: id("distribution", metric),
-            title: format!("{}: distribution", labels::metric(metric)),
-            corner: "value".into(),
-            columns: vec!["P(exactly)".into(), "P(at least)".into()],
-            rows: (lo..=hi)
-                .map(|v| PivotRow {
-                    label: v.to_string(),
-                    cells: vec![
-                        format::percent(exactly(p, v)),
-                        format::percent(at_least(p, v)),
-                    ],
-                })
-                .collect(),
-        }]
-    } else {
-        // Several points: a row per point, so the table stays as wide as the values.
-        let grid = |slug: &str,
-                    what: &str,
-                    head: &dyn Fn(i64) -> String,
-                    cell: &dyn Fn(&SweepPoint, i64) -> f64| PivotTable {
-            id: id(slug, metric),
-            title: format!("{}: {what}", labels::metric(metric)),
-            corner: "where".into(),
-            columns: (lo..=hi).map(head).collect(),
-            rows: points
-                .iter()
-                .zip(&names)
-                .map(|(p, name)| PivotRow {
-                    label: name.clone(),
-                    cells: (lo..=hi).map(|v| format::percent(cell(p, v))).collect(),
-                })
-                .collect(),
-        };
-        vec![
-            grid("exactly", "P(exactly k)", &|v| v.to_string(), &exactly),
-            grid("atleast", "P(at least k)", &|v| format!("{v}+"), &at_least),
-        ]
-    };
+    let distribution = distribution_tables(index, metric, &points, &names, (lo, hi));
     let series = |at_least: bool| -> Vec<Series> {
         points
             .iter()
@@ -454,6 +405,68 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
         at_least_chart: charts::at_least(&x_desc, &series(true))?,
         distribution,
     })
+}
+
+/// A metric's distribution at its points over the values `lo..=hi`: at one point a row per
+/// value, as a dice table reads; at several a row per point for P(exactly k) and another
+/// table for P(at least k), so the tables stay as wide as the values.
+fn distribution_tables(
+    index: &Index<'_>,
+    metric: &str,
+    points: &[&SweepPoint],
+    names: &[String],
+    (lo, hi): (i64, i64),
+) -> Vec<PivotTable> {
+    let exactly = |p: &SweepPoint, v: i64| {
+        index
+            .rows(p, metric)
+            .iter()
+            .find(|r| r.value == v)
+            .map_or(0.0, |r| r.probability)
+    };
+    let at_least = |p: &SweepPoint, v: i64| index.at_least(p, metric, v).unwrap_or(0.0);
+    if points.len() == 1 {
+        // One point: a row per value, as a dice table reads.
+        let p = points[0];
+        vec![PivotTable {
+            id: id("distribution", metric),
+            title: format!("{}: distribution", labels::metric(metric)),
+            corner: "value".into(),
+            columns: vec!["P(exactly)".into(), "P(at least)".into()],
+            rows: (lo..=hi)
+                .map(|v| PivotRow {
+                    label: v.to_string(),
+                    cells: vec![
+                        format::percent(exactly(p, v)),
+                        format::percent(at_least(p, v)),
+                    ],
+                })
+                .collect(),
+        }]
+    } else {
+        // Several points: a row per point, so the table stays as wide as the values.
+        let grid = |slug: &str,
+                    what: &str,
+                    head: &dyn Fn(i64) -> String,
+                    cell: &dyn Fn(&SweepPoint, i64) -> f64| PivotTable {
+            id: id(slug, metric),
+            title: format!("{}: {what}", labels::metric(metric)),
+            corner: "where".into(),
+            columns: (lo..=hi).map(head).collect(),
+            rows: points
+                .iter()
+                .zip(names)
+                .map(|(p, name)| PivotRow {
+                    label: name.clone(),
+                    cells: (lo..=hi).map(|v| format::percent(cell(p, v))).collect(),
+                })
+                .collect(),
+        };
+        vec![
+            grid("exactly", "P(exactly k)", &|v| v.to_string(), &exactly),
+            grid("atleast", "P(at least k)", &|v| format!("{v}+"), &at_least),
+        ]
+    }
 }
 
 /// The most comparisons of a sweep point with the first that get a section of their own.
