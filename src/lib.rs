@@ -3,8 +3,8 @@
 //! How the modules depend on each other, so each can be read and changed on its own:
 //!
 //! - [`config`] (errors, key paths, suggestions), [`dice`] (dice-test grammar, exact
-//!   probabilities, samplers) and [`format`] (numbers, durations and dates for people) depend
-//!   on nothing else here.
+//!   probabilities, samplers) and [`format`](mod@format) (numbers, durations and dates for
+//!   people) depend on nothing else here.
 //! - [`scenario`] turns TOML into a validated [`scenario::Scenario`]; [`cards`] does the same
 //!   for card games. Both report through [`config`]; neither imports the other's loader.
 //! - [`rules`] and [`cards`] say what one trial does, as pure state transitions over the
