@@ -1,7 +1,7 @@
 //! Command-line flags, parsed by clap into the typed options of [`crate::app`].
 //! No rules here: only spelling, ranges and defaults of flags.
 
-use crate::app::{AdviseOptions, ExactOptions, RunOptions};
+use crate::app::{FileOptions, RunOptions};
 use crate::config::suggest::quoted;
 use crate::engine::Shard;
 use crate::output::partial::MAX_SHARDS;
@@ -28,11 +28,17 @@ pub enum CommandLine {
     /// Compute the exact distribution of every metric by dynamic programming (dice-only
     /// scenarios with a small enough state space) and write summary.csv and distribution.csv
     /// with method = exact.
-    Exact(ExactArgs),
+    #[command(mut_arg("out", |out| out.help(
+        "Output folder (default: results/SCENARIO/exact/, apart from a simulation's tables)"
+    )))]
+    Exact(FileArgs),
     /// Work out the best option of every `best` order by backward induction over the exact
     /// states of the engagement, and write advice.csv with summary.csv and distribution.csv
     /// of optimal play (method = exact).
-    Advise(AdviseArgs),
+    #[command(mut_arg("out", |out| out.help(
+        "Output folder (default: results/SCENARIO/advice/, apart from a simulation's tables)"
+    )))]
+    Advise(FileArgs),
     /// Merge the partial results of a sharded run into the tables a single run writes.
     Merge {
         /// Partial-results files, or folders holding them (shard-*.json).
@@ -118,11 +124,13 @@ pub struct RunArgs {
     pub report: bool,
 }
 
+/// The flags of a command on one scenario file (`exact`, `advise`). Each command says in its
+/// own words where `--out` writes by default.
 #[derive(Debug, clap::Args)]
-pub struct ExactArgs {
+pub struct FileArgs {
     /// Scenario file.
     pub file: PathBuf,
-    /// Output folder (default: results/SCENARIO/exact/, apart from a simulation's tables).
+    /// Output folder (default: a folder of the command's own inside results/SCENARIO/).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Override any key before validation, e.g. --set unit.wardens.alive=4.
@@ -130,31 +138,9 @@ pub struct ExactArgs {
     pub settings: Vec<Setting>,
 }
 
-impl ExactArgs {
-    pub fn into_options(self) -> ExactOptions {
-        ExactOptions {
-            file: self.file,
-            out: self.out,
-            settings: self.settings,
-        }
-    }
-}
-
-#[derive(Debug, clap::Args)]
-pub struct AdviseArgs {
-    /// Scenario file.
-    pub file: PathBuf,
-    /// Output folder (default: results/SCENARIO/advice/, apart from a simulation's tables).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Override any key before validation, e.g. --set unit.wardens.alive=4.
-    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = setting)]
-    pub settings: Vec<Setting>,
-}
-
-impl AdviseArgs {
-    pub fn into_advise_options(self) -> AdviseOptions {
-        AdviseOptions {
+impl FileArgs {
+    pub fn into_options(self) -> FileOptions {
+        FileOptions {
             file: self.file,
             out: self.out,
             settings: self.settings,
@@ -175,7 +161,7 @@ impl RunArgs {
             precision: self.precision,
             shard: self.shard,
             quiet: self.quiet,
-            validate: self.validate,
+            check_against_exact: self.validate,
             checkpoint: self.checkpoint,
             resume: self.resume,
             report: self.report,

@@ -5,9 +5,10 @@
 //! or above, so each can be read and tested from those below it. `tests/it/layers.rs` holds
 //! every `crate::` import to this list, and every file of `src/` free of import circles.
 //!
-//! 1. [`config`], [`dice`], [`geometry`], [`metrics`], [`stats`]: errors, key paths,
-//!    limits; dice tests; the table's geometry; metric rows with their
-//!    meanings; histograms and summaries that merge exactly
+//! 1. [`config`], [`dice`], [`format`](mod@format), [`geometry`], [`metrics`], [`stats`]:
+//!    errors, key paths, limits; dice tests; numbers, durations and dates for people; the
+//!    table's geometry; metric rows with their meanings; histograms and summaries that merge
+//!    exactly
 //! 2. [`condition`]: conditions over metric names
 //! 3. [`engine`]: plays any trial over deterministic random streams, knows nothing of rules
 //! 4. [`output`], [`progress`]: tables, results folders, run metadata; the progress line
@@ -31,6 +32,7 @@ pub mod dice;
 pub mod engine;
 pub mod exact;
 pub mod explain;
+pub mod format;
 pub mod geometry;
 pub mod metrics;
 pub mod output;

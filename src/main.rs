@@ -46,7 +46,7 @@ fn main() {
             }
             Err(e) => report(&e),
         },
-        CommandLine::Advise(args) => match app::advise(&args.into_advise_options()) {
+        CommandLine::Advise(args) => match app::advise(&args.into_options()) {
             Ok(advised) => {
                 for line in &advised.summary {
                     println!("{line}");

@@ -6,6 +6,7 @@
 //! trials already done, and an estimator started then reads that jump as a burst of speed.
 
 use crate::engine::Monitor;
+use crate::format::{count_si, duration_whole_units};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -79,79 +80,29 @@ fn new_bar(total: u64, label: &str) -> ProgressBar {
 /// `moved` (when the count last changed), and the time left once it means something, e.g.
 /// `12.3 M / 100 M trials  8.10 M trials/s  ETA 11 s`. `elapsed` is the time now.
 pub fn status(done: u64, total: u64, moved: Duration, elapsed: Duration) -> String {
-    let mut text = format!("{} / {} trials", count(done as f64), count(total as f64));
+    let mut text = format!(
+        "{} / {} trials",
+        count_si(done as f64),
+        count_si(total as f64)
+    );
     let seconds = moved.as_secs_f64();
     if done == 0 || seconds <= 0.0 {
         return text;
     }
     let rate = done as f64 / seconds;
-    text.push_str(&format!("  {} trials/s", count(rate)));
+    text.push_str(&format!("  {} trials/s", count_si(rate)));
     let share = done as f64 / total.max(1) as f64;
     if elapsed >= ETA_AFTER && share >= ETA_AFTER_SHARE && done < total {
         let since = elapsed.saturating_sub(moved).as_secs_f64();
         let left = ((total - done) as f64 / rate - since).max(0.0);
-        text.push_str(&format!("  ETA {}", duration(left)));
+        text.push_str(&format!("  ETA {}", duration_whole_units(left)));
     }
     text
-}
-
-/// A count for people: three significant digits with k, M or G (`12.3 M`), whole below 1000.
-pub fn count(n: f64) -> String {
-    const SCALES: [(f64, &str); 3] = [(1e9, "G"), (1e6, "M"), (1e3, "k")];
-    for (scale, unit) in SCALES {
-        if n >= scale {
-            let v = n / scale;
-            // Rounding may carry to 1000 (999.96 k): say 1.00 M instead.
-            let digits = if v >= 99.95 {
-                0
-            } else if v >= 9.995 {
-                1
-            } else {
-                2
-            };
-            let shown = format!("{v:.digits$}");
-            if shown == "1000" && unit != "G" {
-                return count(scale * 1000.0);
-            }
-            return format!("{shown} {unit}");
-        }
-    }
-    format!("{}", n.round() as u64)
-}
-
-/// Seconds for people: `45 s`, `3 min 05 s`, `2 h 07 min`.
-pub fn duration(seconds: f64) -> String {
-    let s = seconds.max(0.0).round() as u64;
-    match s {
-        0..=59 => format!("{s} s"),
-        60..=3599 => format!("{} min {:02} s", s / 60, s % 60),
-        _ => format!("{} h {:02} min", s / 3600, (s % 3600) / 60),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn counts_read_as_people_write_them() {
-        assert_eq!(count(0.0), "0");
-        assert_eq!(count(999.4), "999");
-        assert_eq!(count(576_079.874_9), "576 k");
-        assert_eq!(count(12_345_678.0), "12.3 M");
-        assert_eq!(count(3_248_444_479.0), "3.25 G");
-        assert_eq!(count(1e6), "1.00 M");
-        assert_eq!(count(999_960.0), "1.00 M");
-        assert_eq!(count(9_996.0), "10.0 k");
-    }
-
-    #[test]
-    fn durations_read_as_people_write_them() {
-        assert_eq!(duration(0.4), "0 s");
-        assert_eq!(duration(13.6), "14 s");
-        assert_eq!(duration(185.0), "3 min 05 s");
-        assert_eq!(duration(7620.0), "2 h 07 min");
-    }
 
     #[test]
     fn the_rate_is_the_mean_since_the_start_and_the_eta_waits_until_it_means_something() {

@@ -11,14 +11,6 @@ use std::time::Instant;
 /// a simulation's tables, which its exact tables of optimal play would otherwise replace.
 pub const ADVICE_DIR: &str = "advice";
 
-/// `rollcall advise` options.
-#[derive(Debug, Clone)]
-pub struct AdviseOptions {
-    pub file: PathBuf,
-    pub out: Option<PathBuf>,
-    pub settings: Vec<Setting>,
-}
-
 /// What `rollcall advise` did: where it wrote, and a few lines for people.
 #[derive(Debug, Clone)]
 pub struct Advised {
@@ -84,7 +76,7 @@ pub fn advise_plans(set: &ScenarioSet, compiled: &mut Compiled) -> Result<(), Er
 /// `rollcall advise`: advice.csv, plus summary.csv and distribution.csv of optimal play
 /// (method `exact`) and run.json. Refuses (exit 2) a file with no `best` order, and one whose
 /// engagement the exact engine cannot follow.
-pub fn advise(opts: &AdviseOptions) -> Result<Advised, Error> {
+pub fn advise(opts: &FileOptions) -> Result<Advised, Error> {
     let (set, mut compiled) = prepare(&opts.file, &opts.settings)?;
     let start = Instant::now();
     let arms = advise_all(&set, &mut compiled)?;

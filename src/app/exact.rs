@@ -7,19 +7,11 @@ use std::time::Instant;
 /// sit beside a simulation's and never replace them.
 pub const EXACT_DIR: &str = "exact";
 
-/// `rollcall exact` options.
-#[derive(Debug, Clone)]
-pub struct ExactOptions {
-    pub file: PathBuf,
-    pub out: Option<PathBuf>,
-    pub settings: Vec<Setting>,
-}
-
 /// `rollcall exact`: the exact distribution of every metric, written as summary.csv and
 /// distribution.csv with `method = exact`, plus run.json, into `results/<scenario>/exact/`
 /// unless `--out` says otherwise. Refuses (exit 2) what it cannot compute, naming the step
 /// and why, and a folder that holds a simulation's tables.
-pub fn exact(opts: &ExactOptions) -> Result<PathBuf, Error> {
+pub fn exact(opts: &FileOptions) -> Result<PathBuf, Error> {
     let set = scenario::load(&opts.file, &opts.settings)?;
     let dir = opts
         .out
@@ -49,5 +41,5 @@ fn simulated(dir: &Path) -> bool {
     std::fs::read(dir.join("run.json"))
         .ok()
         .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-        .is_some_and(|meta| meta["method"] == "monte_carlo")
+        .is_some_and(|meta| meta["method"] == output::MONTE_CARLO)
 }

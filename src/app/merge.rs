@@ -44,28 +44,24 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<PathBuf, Error> {
         .ok_or_else(|| {
             Error::Usage("the parts' trials played add up to more than a 64-bit count".into())
         })?;
-    let meta = RunMeta {
+    let made = Provenance {
         version: body.version.clone(),
         scenario: body.scenario.clone(),
         scenario_hash: body.scenario_hash.clone(),
         method: body.method.clone(),
         seed: body.seed,
-        trials_requested: body.trials,
-        sweep_points: report.variants.len(),
-        trials_played: played,
+    };
+    let trials = TrialsPlayed {
+        requested: body.trials,
+        played,
         chunk_size: body.chunk_size,
         threads: parts
             .iter()
             .fold(0usize, |n, (_, p)| n.saturating_add(p.threads)),
         shard: format!("merged/{}", body.shard_count),
-        wall_seconds: wall,
-        trials_per_second: if wall > 0.0 {
-            played as f64 / wall
-        } else {
-            0.0
-        },
         complete: true,
-        trials_played_in_full: None,
+        played_in_full: None,
     };
+    let meta = RunMeta::new(made, report.variants.len(), Some(trials), wall);
     write_tables(&claim, &report, &meta, Vec::new())
 }

@@ -8,7 +8,8 @@ use crate::engine::{
 use crate::exact::Refusal;
 use crate::output::ExactReport;
 use crate::output::{
-    self, partial, Comparison, MetricReport, Report, RunMeta, Tables, VariantReport,
+    self, partial, Comparison, MetricReport, Provenance, Report, RunMeta, Tables, TrialsPlayed,
+    VariantReport,
 };
 use crate::rules::{Designs, Plan};
 use crate::scenario::{self, ScenarioError, ScenarioSet, Setting};
@@ -22,8 +23,8 @@ mod merge;
 mod report;
 mod run;
 
-pub use advise::{advise, advise_plans, AdviseOptions, Advised};
-pub use exact::{exact, ExactOptions};
+pub use advise::{advise, advise_plans, Advised};
+pub use exact::exact;
 pub use explain::explain;
 pub use merge::merge;
 pub use report::report;
@@ -101,6 +102,16 @@ pub enum Note<'a> {
     Info(&'a str),
     Warning(&'a str),
     Failure(&'a str),
+}
+
+/// The options of a command on one scenario file (`exact`, `advise`): the file, the folder to
+/// write (default: the command's own inside the scenario's results folder) and the `--set`
+/// overrides.
+#[derive(Debug, Clone)]
+pub struct FileOptions {
+    pub file: PathBuf,
+    pub out: Option<PathBuf>,
+    pub settings: Vec<Setting>,
 }
 
 /// The scenario files a command works on: those named, or every `configs/*.toml`.
@@ -341,22 +352,22 @@ fn write_files(
 
 /// run.json of tables the exact engine computed for `set` in `wall` seconds.
 fn exact_meta(set: &ScenarioSet, wall: f64) -> RunMeta {
-    RunMeta {
+    RunMeta::new(
+        provenance(set, output::EXACT),
+        set.variants.len(),
+        None,
+        wall,
+    )
+}
+
+/// What made the tables of `set` by `method`: this version of rollcall, on the file as read.
+fn provenance(set: &ScenarioSet, method: &str) -> Provenance {
+    Provenance {
         version: env!("CARGO_PKG_VERSION").to_string(),
         scenario: set.name.clone(),
         scenario_hash: format!("{:016x}", set.hash),
-        method: "exact".into(),
+        method: method.into(),
         seed: set.seed(),
-        trials_requested: 0,
-        sweep_points: set.variants.len(),
-        trials_played: 0,
-        chunk_size: 0,
-        threads: 1,
-        shard: "0/1".into(),
-        wall_seconds: wall,
-        trials_per_second: 0.0,
-        complete: true,
-        trials_played_in_full: None,
     }
 }
 

@@ -18,8 +18,9 @@ pub struct RunOptions {
     /// Run one shard and write a partial-results file instead of the tables.
     pub shard: Option<Shard>,
     pub quiet: bool,
-    /// Also write validation.csv against the exact engine, where it applies.
-    pub validate: bool,
+    /// `--validate`: also check the simulation against the exact engine, where it applies, and
+    /// write validation.csv.
+    pub check_against_exact: bool,
     /// Save progress into the results folder at most this often (`--checkpoint SECONDS`).
     pub checkpoint: Option<Duration>,
     /// Continue the run whose checkpoint is in this results folder (`--resume DIR`).
@@ -47,7 +48,7 @@ fn settings_with_flags(opts: &RunOptions) -> Vec<Setting> {
 
 /// `rollcall run`: validates every file first, then runs them in turn.
 pub fn run(opts: &RunOptions, log: &mut dyn FnMut(Note<'_>)) -> Result<Status, Error> {
-    if opts.shard.is_some() && opts.validate {
+    if opts.shard.is_some() && opts.check_against_exact {
         return Err(Error::Usage(
             "--validate cannot be combined with --shard: a shard writes no tables; validate the merged run instead".into(),
         ));
@@ -142,45 +143,191 @@ fn run_one(
         None => output::CHECKPOINT_FILE.to_string(),
         Some(s) => checkpoint_file_name(s),
     });
-    let write_error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| Error::Write { path, source }
-    };
     if opts.shard.is_some() {
-        std::fs::create_dir_all(dir).map_err(write_error(dir))?;
-        for path in [&checkpoint_path, &dir.join(shard_part_name(&spec))] {
-            output::clear_leftovers(path).map_err(write_error(path))?;
-        }
+        clear_shard_leftovers(dir, &spec, &checkpoint_path)?;
     }
     let resumed = match &opts.resume {
         Some(_) => Some(read_checkpoint(&checkpoint_path, set, &spec)?),
         None => None,
     };
+    let mut checkpoints = checkpoints(opts, set, &spec, &checkpoint_path, resumed.as_ref());
+    let monitor = Monitor::default();
+    let start = Instant::now();
+    let (variants, complete, played) = play_watched(
+        opts,
+        set,
+        compiled,
+        &spec,
+        &monitor,
+        resumed.as_ref(),
+        &mut checkpoints,
+        start,
+    )?;
+    if let Some(e) = checkpoints.as_mut().and_then(|c| c.failed.take()) {
+        return Err(write_error(&checkpoint_path)(e));
+    }
+    let wall = start.elapsed().as_secs_f64();
+    let report = report_of(set, variants);
+    let in_full = monitor.played_in_full.load(Ordering::Relaxed);
+    let meta = run_meta(opts, set, &spec, (played, in_full, complete), wall);
+    // An interrupted run that saves progress leaves a checkpoint of everything it gathered.
+    let last_checkpoint = checkpoints
+        .as_ref()
+        .filter(|_| !complete)
+        .map(|c| c.bytes(start));
+    let (written, status) = match claim {
+        None => {
+            let body = part_body(set, &spec, report.variants, complete, played);
+            let part = ShardPart {
+                dir,
+                checkpoint_path: &checkpoint_path,
+                last_checkpoint,
+                threads: opts.threads,
+                wall,
+            };
+            (
+                write_shard_part(part, body)?,
+                Status::from_complete(complete),
+            )
+        }
+        Some(claim) => {
+            let mut extra = Vec::new();
+            let mut status = Status::from_complete(complete);
+            if let Some(bytes) = last_checkpoint {
+                extra.push((output::CHECKPOINT_FILE, bytes));
+            }
+            if complete && opts.check_against_exact {
+                if let Some((rows, checked)) = check_against_exact(set, compiled, &report, log) {
+                    extra.push(("validation.csv", rows));
+                    status = checked;
+                }
+            }
+            (write_tables(&claim, &report, &meta, extra)?, status)
+        }
+    };
+    tell_written(opts, set, &meta, &written, log)?;
+    Ok(status)
+}
+
+/// run.json of a simulated run of `set` by `spec`: `played` trials (`in_full` of them with
+/// their rules run), complete or not, in `wall` seconds.
+fn run_meta(
+    opts: &RunOptions,
+    set: &ScenarioSet,
+    spec: &RunSpec,
+    (played, in_full, complete): (u64, u64, bool),
+    wall: f64,
+) -> RunMeta {
+    let trials = TrialsPlayed {
+        requested: spec.trials,
+        played,
+        chunk_size: CHUNK_SIZE,
+        threads: opts.threads,
+        shard: format!("{}/{}", spec.shard.index, spec.shard.count),
+        complete,
+        played_in_full: Some(in_full),
+    };
+    let made = Provenance {
+        seed: spec.seed,
+        ..provenance(set, output::MONTE_CARLO)
+    };
+    RunMeta::new(made, set.variants.len(), Some(trials), wall)
+}
+
+/// Says what the run played and where it wrote, and writes the report when asked.
+fn tell_written(
+    opts: &RunOptions,
+    set: &ScenarioSet,
+    meta: &RunMeta,
+    written: &Path,
+    log: &mut dyn FnMut(Note<'_>),
+) -> Result<(), Error> {
+    let (played, wall, complete) = (meta.trials_played, meta.wall_seconds, meta.complete);
+    log(Note::Info(&format!(
+        "{}: {} trials in {:.2} s ({} trials/s, {} random lanes){} -> {}",
+        set.name,
+        played,
+        wall,
+        crate::format::count_si(meta.trials_per_second),
+        engine::stream::kernel().name(),
+        if complete { "" } else { ", interrupted" },
+        written.display()
+    )));
+    if opts.report && complete && opts.shard.is_none() {
+        let paths = crate::report::write(written, None)?;
+        log(Note::Info(&format!(
+            "{}: report -> {}",
+            set.name,
+            paths[0].display()
+        )));
+    }
+    Ok(())
+}
+
+/// The error of a failed write to `path`, for `map_err`.
+fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
+    let path = path.to_path_buf();
+    move |source| Error::Write { path, source }
+}
+
+/// Makes a shard's shared folder and clears what a killed run of this shard left of its
+/// checkpoint and part.
+fn clear_shard_leftovers(dir: &Path, spec: &RunSpec, checkpoint_path: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(write_error(dir))?;
+    for path in [checkpoint_path, &dir.join(shard_part_name(spec))] {
+        output::clear_leftovers(path).map_err(write_error(path))?;
+    }
+    Ok(())
+}
+
+/// The run's saved progress, when `--checkpoint` or `--resume` asks for it, holding what the
+/// resumed checkpoint holds.
+fn checkpoints(
+    opts: &RunOptions,
+    set: &ScenarioSet,
+    spec: &RunSpec,
+    checkpoint_path: &Path,
+    resumed: Option<&Resumed>,
+) -> Option<Checkpoints> {
     let mut checkpoints =
         (opts.checkpoint.is_some() || opts.resume.is_some()).then(|| Checkpoints {
-            path: checkpoint_path.clone(),
+            path: checkpoint_path.to_path_buf(),
             every: opts.checkpoint,
             last: Instant::now(),
-            body: part_body(set, &spec, Vec::new(), false, 0),
+            body: part_body(set, spec, Vec::new(), false, 0),
             reports: Vec::new(),
             done: ChunkSet::default(),
             threads: opts.threads,
             failed: None,
         });
-    if let (Some(c), Some(from)) = (checkpoints.as_mut(), &resumed) {
+    if let (Some(c), Some(from)) = (checkpoints.as_mut(), resumed) {
         c.reports = from.reports.clone();
         c.done = from.done.clone();
     }
-    let monitor = Monitor::default();
-    let start = Instant::now();
-    let (variants, complete, played) = crate::progress::watch(
-        &monitor,
+    checkpoints
+}
+
+/// Plays the sweep points under the progress bar, from the resumed checkpoint if any, saving
+/// progress when due; returns the reports, whether the run completed, and the trials played.
+#[allow(clippy::too_many_arguments)]
+fn play_watched(
+    opts: &RunOptions,
+    set: &ScenarioSet,
+    compiled: &Compiled,
+    spec: &RunSpec,
+    monitor: &Monitor,
+    resumed: Option<&Resumed>,
+    checkpoints: &mut Option<Checkpoints>,
+    start: Instant,
+) -> Result<(Vec<VariantReport>, bool, u64), Error> {
+    crate::progress::watch(
+        monitor,
         spec.trials,
         &set.name,
         opts.quiet,
         &INTERRUPT,
         || {
-            let from = resumed.as_ref().map(|r| (&r.reports[..], r.done.clone()));
+            let from = resumed.map(|r| (&r.reports[..], r.done.clone()));
             let mut between = |reports: &dyn Fn() -> Vec<VariantReport>, done: &ChunkSet| {
                 if let Some(c) = checkpoints.as_mut().filter(|c| c.due()) {
                     c.set(reports(), done.clone());
@@ -191,104 +338,49 @@ fn run_one(
                     }
                 }
             };
-            let p = compiled.play(set, &spec, &monitor, from, &mut between)?;
+            let p = compiled.play(set, spec, monitor, from, &mut between)?;
             if let Some(c) = checkpoints.as_mut() {
                 c.set(p.reports.clone(), p.done);
             }
             Ok::<_, Error>((p.reports, p.complete, p.trials))
         },
-    )?;
-    if let Some(e) = checkpoints.as_mut().and_then(|c| c.failed.take()) {
-        return Err(Error::Write {
-            path: checkpoint_path,
-            source: e,
-        });
+    )
+}
+
+/// Where and how a shard writes its part.
+struct ShardPart<'a> {
+    dir: &'a Path,
+    checkpoint_path: &'a Path,
+    /// The checkpoint an interrupted shard leaves.
+    last_checkpoint: Option<Vec<u8>>,
+    threads: usize,
+    wall: f64,
+}
+
+/// Writes a shard's part (and an interrupted shard's checkpoint; a complete shard removes its
+/// checkpoint); returns the part's path.
+fn write_shard_part(part: ShardPart<'_>, body: partial::PartBody) -> Result<PathBuf, Error> {
+    let checkpoint_path = part.checkpoint_path;
+    let complete = body.complete;
+    let path = part
+        .dir
+        .join(partial::file_name(body.shard_index, body.shard_count));
+    match &part.last_checkpoint {
+        Some(bytes) => output::write_atomic(checkpoint_path, bytes),
+        None => Ok(()),
     }
-    let wall = start.elapsed().as_secs_f64();
-    let report = report_of(set, variants);
-    let meta = RunMeta {
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        scenario: set.name.clone(),
-        scenario_hash: format!("{:016x}", set.hash),
-        method: "monte_carlo".into(),
-        seed: spec.seed,
-        trials_requested: spec.trials,
-        sweep_points: set.variants.len(),
-        trials_played: played,
-        chunk_size: CHUNK_SIZE,
-        threads: opts.threads,
-        shard: format!("{}/{}", spec.shard.index, spec.shard.count),
-        wall_seconds: wall,
-        trials_per_second: if wall > 0.0 {
-            played as f64 / wall
-        } else {
-            0.0
-        },
-        complete,
-        trials_played_in_full: Some(monitor.played_in_full.load(Ordering::Relaxed)),
-    };
-    // An interrupted run that saves progress leaves a checkpoint of everything it gathered.
-    let last_checkpoint = checkpoints
-        .as_ref()
-        .filter(|_| !complete)
-        .map(|c| c.bytes(start));
-    let (written, status) = match claim {
-        None => {
-            let shard = spec.shard;
-            let body = part_body(set, &spec, report.variants, complete, played);
-            let path = dir.join(shard_part_name(&spec));
-            match &last_checkpoint {
-                Some(bytes) => output::write_atomic(&checkpoint_path, bytes),
-                None => Ok(()),
+    .map_err(write_error(checkpoint_path))?;
+    output::write_atomic(&path, &partial::to_bytes(body, part.threads, part.wall))
+        .map_err(write_error(&path))?;
+    if complete {
+        match std::fs::remove_file(checkpoint_path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(write_error(checkpoint_path)(e))
             }
-            .map_err(write_error(&checkpoint_path))?;
-            output::write_atomic(&path, &partial::to_bytes(body, opts.threads, wall))
-                .map_err(write_error(&path))?;
-            if complete {
-                match std::fs::remove_file(&checkpoint_path) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(write_error(&checkpoint_path)(e))
-                    }
-                    _ => {}
-                }
-            }
-            debug_assert_eq!(Some(shard), opts.shard);
-            (path, Status::from_complete(complete))
+            _ => {}
         }
-        Some(claim) => {
-            let mut extra = Vec::new();
-            let mut status = Status::from_complete(complete);
-            if let Some(bytes) = last_checkpoint {
-                extra.push((output::CHECKPOINT_FILE, bytes));
-            }
-            if complete && opts.validate {
-                if let Some((rows, checked)) = validate(set, compiled, &report, log) {
-                    extra.push(("validation.csv", rows));
-                    status = checked;
-                }
-            }
-            (write_tables(&claim, &report, &meta, extra)?, status)
-        }
-    };
-    log(Note::Info(&format!(
-        "{}: {} trials in {:.2} s ({} trials/s, {} random lanes){} -> {}",
-        set.name,
-        played,
-        wall,
-        crate::progress::count(meta.trials_per_second),
-        engine::stream::kernel().name(),
-        if complete { "" } else { ", interrupted" },
-        written.display()
-    )));
-    if opts.report && complete && opts.shard.is_none() {
-        let paths = crate::report::write(&written, None)?;
-        log(Note::Info(&format!(
-            "{}: report -> {}",
-            set.name,
-            paths[0].display()
-        )));
     }
-    Ok(status)
+    Ok(path)
 }
 
 impl Status {
@@ -319,12 +411,13 @@ fn part_body(
     complete: bool,
     played: u64,
 ) -> partial::PartBody {
+    let made = provenance(set, output::MONTE_CARLO);
     partial::PartBody {
         format: partial::FORMAT.into(),
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        scenario: set.name.clone(),
-        scenario_hash: format!("{:016x}", set.hash),
-        method: "monte_carlo".into(),
+        version: made.version,
+        scenario: made.scenario,
+        scenario_hash: made.scenario_hash,
+        method: made.method,
         seed: spec.seed,
         trials: spec.trials,
         chunk_size: CHUNK_SIZE,
@@ -550,9 +643,10 @@ pub(super) fn progress_of<T: Trial>(
     })
 }
 
-/// `run --validate`: checks a finished run against the exact engine, where it applies.
-/// Returns validation.csv and the status, or None when the exact engine does not apply.
-fn validate(
+/// `run --validate`: checks a finished run's simulated distributions against the exact
+/// engine's, where it applies. Returns validation.csv and the status, or None when the exact
+/// engine does not apply.
+fn check_against_exact(
     set: &ScenarioSet,
     compiled: &Compiled,
     report: &Report,

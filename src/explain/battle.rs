@@ -1,7 +1,8 @@
 //! A battle told in words: the table and the units, the steps or the engagement's orders, how
 //! design arms differ, and how the commands used work.
 
-use super::{inches, number, plural, test_text, unit_id};
+use super::{test_text, unit_id};
+use crate::format::{inches, plain_number, plural};
 use crate::geometry::closest;
 use crate::rules::Plan;
 use crate::scenario::{
@@ -24,8 +25,8 @@ pub(super) fn layout(out: &mut String, s: &Scenario, plan: &Plan) {
                     "{} x {} from ({}, {})",
                     inches(t.width),
                     inches(t.height),
-                    number(t.x),
-                    number(t.y)
+                    plain_number(t.x),
+                    plain_number(t.y)
                 )
             })
             .collect();
@@ -67,7 +68,7 @@ fn unit(out: &mut String, s: &Scenario, plan: &Plan, i: usize, u: &Unit, indent:
         let shown: Vec<String> = u
             .models
             .iter()
-            .map(|p| format!("({}, {})", number(p.x), number(p.y)))
+            .map(|p| format!("({}, {})", plain_number(p.x), plain_number(p.y)))
             .collect();
         let list = if shown.len() > 8 {
             format!(
@@ -330,8 +331,8 @@ fn order_text(s: &Scenario, unit: usize, order: &Order) -> String {
                 Heading::Point(p) => format!(
                     "{} declares Run{doubled}: up to {m} straight toward ({}, {}).",
                     u.id,
-                    number(p.x),
-                    number(p.y)
+                    plain_number(p.x),
+                    plain_number(p.y)
                 ),
                 Heading::AwayFromNearestEnemy => format!(
                     "{} declares Run{doubled}: up to {m} straight away from the nearest enemy model.",

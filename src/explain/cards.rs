@@ -1,8 +1,8 @@
 //! A card game told in words: turns, initiative, each player's plays and the cards in play.
 
-use super::plural;
 use crate::cards::data::PLAYERS;
 use crate::cards::{CardGame, Choose, Effect, Initiative, KindSet, Plays};
+use crate::format::plural;
 use std::fmt::Write;
 
 pub(super) fn game(out: &mut String, game: &CardGame) {

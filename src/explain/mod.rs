@@ -14,6 +14,7 @@ mod metrics;
 use crate::dice::DiceTest;
 use crate::engine::MetricName;
 use crate::exact::Refusal;
+use crate::format::{percent_one_decimal, thousands};
 use crate::rules::Plan;
 use crate::scenario::{Options, Scenario, ScenarioSet};
 use std::fmt::Write;
@@ -226,44 +227,11 @@ fn engines(out: &mut String, set: &ScenarioSet, exact: Result<(), &Refusal>) {
 pub(crate) fn test_text(test: &DiceTest) -> String {
     let p = test.probability();
     let fraction = p.to_string();
-    let percent = format!("{:.1}%", 100.0 * p.to_f64());
+    let percent = percent_one_decimal(p.to_f64());
     if fraction.len() <= 15 && fraction.contains('/') {
         format!("{test} ({fraction}, {percent})")
     } else {
         format!("{test} ({percent})")
-    }
-}
-
-/// A length in inches as written: `24"`, `1.5"`.
-pub(crate) fn inches(v: f64) -> String {
-    format!("{}\"", number(v))
-}
-
-/// A number as a person writes it: no trailing `.0`, at most three decimals.
-pub(crate) fn number(v: f64) -> String {
-    let rounded = (v * 1000.0).round() / 1000.0;
-    format!("{rounded}")
-}
-
-/// A whole number with thousands separators: `1,000,000`.
-pub(crate) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// "1 model" or "3 models".
-pub(crate) fn plural(n: u64, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
     }
 }
 
@@ -277,14 +245,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numbers_read_as_written() {
-        assert_eq!(thousands(1_000_000), "1,000,000");
-        assert_eq!(thousands(100), "100");
-        assert_eq!(inches(24.0), "24\"");
-        assert_eq!(inches(1.5), "1.5\"");
-        assert_eq!(number(1.0 / 3.0), "0.333");
-        assert_eq!(plural(1, "model"), "1 model");
-        assert_eq!(plural(0, "model"), "0 models");
+    fn dice_tests_read_with_their_chance() {
         let t = DiceTest::parse("4+").unwrap();
         assert_eq!(test_text(&t), "d6>=4 (1/2, 50.0%)");
     }

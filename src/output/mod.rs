@@ -42,6 +42,77 @@ pub struct RunMeta {
     pub trials_played_in_full: Option<u64>,
 }
 
+/// The `method` of tables a simulation played.
+pub const MONTE_CARLO: &str = "monte_carlo";
+/// The `method` of tables the exact engine computed.
+pub const EXACT: &str = "exact";
+
+/// Which tables a run.json describes: the scenario (its name, and the hash of its file as read
+/// after `--set`), the rollcall version and the method that made them, and the seed.
+#[derive(Debug, Clone)]
+pub struct Provenance {
+    pub version: String,
+    pub scenario: String,
+    pub scenario_hash: String,
+    pub method: String,
+    pub seed: u64,
+}
+
+/// How a simulation played its trials (see the fields of [`RunMeta`] of the same names).
+#[derive(Debug, Clone)]
+pub struct TrialsPlayed {
+    pub requested: u64,
+    pub played: u64,
+    pub chunk_size: u64,
+    pub threads: usize,
+    pub shard: String,
+    pub complete: bool,
+    pub played_in_full: Option<u64>,
+}
+
+impl RunMeta {
+    /// run.json of the tables `made` describes, at `sweep_points` points, made in
+    /// `wall_seconds`: played as `trials` says, or computed whole by the exact engine (no
+    /// trials, one thread) when `trials` is `None`. The rate is worked out from them.
+    pub fn new(
+        made: Provenance,
+        sweep_points: usize,
+        trials: Option<TrialsPlayed>,
+        wall_seconds: f64,
+    ) -> RunMeta {
+        let trials = trials.unwrap_or(TrialsPlayed {
+            requested: 0,
+            played: 0,
+            chunk_size: 0,
+            threads: 1,
+            shard: "0/1".into(),
+            complete: true,
+            played_in_full: None,
+        });
+        RunMeta {
+            version: made.version,
+            scenario: made.scenario,
+            scenario_hash: made.scenario_hash,
+            method: made.method,
+            seed: made.seed,
+            trials_requested: trials.requested,
+            sweep_points,
+            trials_played: trials.played,
+            chunk_size: trials.chunk_size,
+            threads: trials.threads,
+            shard: trials.shard,
+            wall_seconds,
+            trials_per_second: if wall_seconds > 0.0 {
+                trials.played as f64 / wall_seconds
+            } else {
+                0.0
+            },
+            complete: trials.complete,
+            trials_played_in_full: trials.played_in_full,
+        }
+    }
+}
+
 /// The files a run, `merge`, `exact` or `report` writes into a results folder. Replacing the
 /// folder replaces these; anything else in it is kept (see [`Claim::replace`]).
 pub const RUN_FILES: &[&str] = &[

@@ -4,6 +4,7 @@
 //! chart is decided by the page builder.
 
 use super::ReportError;
+use crate::format;
 use plotters::prelude::*;
 
 const WIDTH: u32 = 600;
@@ -34,19 +35,6 @@ pub struct Series {
 
 fn chart_error<E: std::fmt::Debug>(e: E) -> ReportError {
     ReportError::Chart(format!("{e:?}"))
-}
-
-/// Whole numbers only on a value axis whose ticks may fall between them.
-fn whole(x: &f64) -> String {
-    if (x - x.round()).abs() < 1e-9 {
-        format!("{:.0}", x)
-    } else {
-        String::new()
-    }
-}
-
-fn pct(y: &f64) -> String {
-    format!("{:.0}%", y * 100.0)
 }
 
 fn value_range(series: &[Series]) -> (i64, i64) {
@@ -80,8 +68,8 @@ pub fn distribution(x_desc: &str, series: &[Series]) -> Result<String, ReportErr
             .max_light_lines(0)
             .disable_x_mesh()
             .x_labels(((hi - lo) as usize + 2).min(24))
-            .x_label_formatter(&whole)
-            .y_label_formatter(&pct)
+            .x_label_formatter(&|x| format::whole_or_blank(*x))
+            .y_label_formatter(&|y| format::percent_whole(*y))
             .x_desc(x_desc)
             .y_desc("probability")
             .axis_desc_style((FONT, 14))
@@ -126,8 +114,8 @@ pub fn at_least(x_desc: &str, series: &[Series]) -> Result<String, ReportError> 
             .configure_mesh()
             .max_light_lines(0)
             .x_labels(((hi - lo) as usize + 2).min(24))
-            .x_label_formatter(&whole)
-            .y_label_formatter(&pct)
+            .x_label_formatter(&|x| format::whole_or_blank(*x))
+            .y_label_formatter(&|y| format::percent_whole(*y))
             .x_desc(format!("k ({x_desc})"))
             .y_desc("P(at least k)")
             .axis_desc_style((FONT, 14))
@@ -205,7 +193,7 @@ pub fn comparison(first: &str, second: &str, rows: &[Split]) -> Result<String, R
             .disable_y_mesh()
             .y_labels(2 * n + 1)
             .y_label_formatter(&row_name)
-            .x_label_formatter(&pct)
+            .x_label_formatter(&|x| format::percent_whole(*x))
             .label_style((FONT, 12))
             .draw()
             .map_err(chart_error)?;

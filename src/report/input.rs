@@ -30,9 +30,10 @@ pub struct RunInfo {
     pub complete: bool,
 }
 
-/// Where a row of a table sits: its sweep parameter values and its choice ("" when none).
+/// The sweep point and choice a row of a table belongs to: its sweep parameter values and its
+/// choice ("" when none).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Point {
+pub struct SweepPoint {
     pub params: Vec<String>,
     pub choice: String,
 }
@@ -40,7 +41,7 @@ pub struct Point {
 /// One `summary.csv` row.
 #[derive(Debug, Clone)]
 pub struct SummaryRow {
-    pub point: Point,
+    pub point: SweepPoint,
     pub metric: String,
     pub trials: Option<u64>,
     pub mean: f64,
@@ -53,7 +54,7 @@ pub struct SummaryRow {
 /// One `distribution.csv` row.
 #[derive(Debug, Clone)]
 pub struct DistributionRow {
-    pub point: Point,
+    pub point: SweepPoint,
     pub metric: String,
     pub value: i64,
     pub probability: f64,
@@ -349,8 +350,8 @@ impl Row<'_> {
         names.iter().map(|n| self.text(n)).collect()
     }
 
-    fn point(&self, names: &[String]) -> Result<Point, ReportError> {
-        Ok(Point {
+    fn point(&self, names: &[String]) -> Result<SweepPoint, ReportError> {
+        Ok(SweepPoint {
             params: self.params(names)?,
             choice: self.text("choice")?,
         })

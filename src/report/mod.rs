@@ -2,8 +2,9 @@
 //! `report.md` (the same tables for forums and wikis), made from a results folder.
 //!
 //! [`input`] reads the folder (`run.json`, the CSV tables); `page` decides what to show and
-//! rounds it for people through [`labels`]; `charts` draws with `plotters`; the templates in
-//! `templates/` lay the page out, through `minijinja`. Nothing here runs a scenario.
+//! words it for people through [`labels`] (numbers through [`crate::format`]); `charts`
+//! draws with `plotters`; the templates in `templates/` lay the page out, through
+//! `minijinja`. Nothing here runs a scenario.
 
 mod charts;
 pub mod input;

@@ -3,9 +3,10 @@
 //! game's orderings. The templates only lay this out, as HTML or as Markdown.
 
 use super::charts::{self, Estimate, Series, Split};
-use super::input::{DistributionRow, Point, Results, SummaryRow, TextTable};
+use super::input::{DistributionRow, Results, SummaryRow, SweepPoint, TextTable};
 use super::labels;
 use super::ReportError;
+use crate::format;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -20,8 +21,8 @@ pub struct Page {
     pub metrics: Vec<MetricSection>,
     pub comparisons: Vec<ComparisonSection>,
     pub sweep: Option<SweepSection>,
-    pub orderings: Option<Grid>,
-    pub equilibrium: Option<Grid>,
+    pub orderings: Option<PivotTable>,
+    pub equilibrium: Option<PivotTable>,
 }
 
 #[derive(Debug, Serialize)]
@@ -30,18 +31,20 @@ pub struct Fact {
     pub value: String,
 }
 
-/// A table with a corner label, column headings and labelled rows of text cells.
+/// A table for people laid out as a pivot: a corner label, column headings and rows of text
+/// cells, each row with its label.
 #[derive(Debug, Clone, Serialize)]
-pub struct Grid {
+pub struct PivotTable {
     pub id: String,
     pub title: String,
     pub corner: String,
     pub columns: Vec<String>,
-    pub rows: Vec<GridRow>,
+    pub rows: Vec<PivotRow>,
 }
 
+/// One row of a [`PivotTable`]: its label and its cells, one per column.
 #[derive(Debug, Clone, Serialize)]
-pub struct GridRow {
+pub struct PivotRow {
     pub label: String,
     pub cells: Vec<String>,
 }
@@ -52,8 +55,8 @@ pub struct MetricSection {
     pub id: String,
     pub name: String,
     pub raw: String,
-    pub summary: Grid,
-    pub distribution: Vec<Grid>,
+    pub summary: PivotTable,
+    pub distribution: Vec<PivotTable>,
     pub distribution_chart: String,
     pub at_least_chart: String,
 }
@@ -63,7 +66,7 @@ pub struct MetricSection {
 pub struct ComparisonSection {
     pub id: String,
     pub title: String,
-    pub table: Grid,
+    pub table: PivotTable,
     pub chart: String,
     /// Metrics on which both choices end the same in every trial.
     pub always_equal: Vec<String>,
@@ -81,9 +84,9 @@ pub struct SweepMetric {
     pub id: String,
     pub name: String,
     pub raw: String,
-    pub means: Vec<Grid>,
+    pub means: Vec<PivotTable>,
     pub charts: Vec<String>,
-    pub at_least: Vec<Grid>,
+    pub at_least: Vec<PivotTable>,
 }
 
 /// At most this many series in one chart or one metric section; past it a sweep is read
@@ -95,15 +98,15 @@ const MAX_K: usize = 12;
 /// The rows of the results, indexed by point and metric.
 struct Index<'a> {
     results: &'a Results,
-    points: Vec<Point>,
+    points: Vec<SweepPoint>,
     metrics: Vec<String>,
-    summary: HashMap<(Point, String), &'a SummaryRow>,
-    distribution: HashMap<(Point, String), Vec<&'a DistributionRow>>,
+    summary: HashMap<(SweepPoint, String), &'a SummaryRow>,
+    distribution: HashMap<(SweepPoint, String), Vec<&'a DistributionRow>>,
 }
 
 impl<'a> Index<'a> {
     fn new(results: &'a Results) -> Index<'a> {
-        let mut points: Vec<Point> = Vec::new();
+        let mut points: Vec<SweepPoint> = Vec::new();
         let mut metrics: Vec<String> = Vec::new();
         let mut summary = HashMap::new();
         for row in &results.summary {
@@ -134,20 +137,20 @@ impl<'a> Index<'a> {
         }
     }
 
-    fn summary(&self, point: &Point, metric: &str) -> Option<&'a SummaryRow> {
+    fn summary(&self, point: &SweepPoint, metric: &str) -> Option<&'a SummaryRow> {
         self.summary
             .get(&(point.clone(), metric.to_string()))
             .copied()
     }
 
-    fn rows(&self, point: &Point, metric: &str) -> &[&'a DistributionRow] {
+    fn rows(&self, point: &SweepPoint, metric: &str) -> &[&'a DistributionRow] {
         self.distribution
             .get(&(point.clone(), metric.to_string()))
             .map_or(&[], |v| v.as_slice())
     }
 
     /// P(at least k): the `at_least` of the smallest value at or above k, 0 past the largest.
-    fn at_least(&self, point: &Point, metric: &str, k: i64) -> Option<f64> {
+    fn at_least(&self, point: &SweepPoint, metric: &str, k: i64) -> Option<f64> {
         let rows = self.rows(point, metric);
         if rows.is_empty() {
             return None;
@@ -237,7 +240,7 @@ pub fn build(results: &Results) -> Result<Page, ReportError> {
 
 fn facts(results: &Results, index: &Index<'_>) -> Vec<Fact> {
     let run = &results.run;
-    let exact = run.method == "exact";
+    let exact = run.method == crate::output::EXACT;
     let mut facts = vec![
         ("Scenario", run.scenario.clone()),
         (
@@ -250,9 +253,9 @@ fn facts(results: &Results, index: &Index<'_>) -> Vec<Fact> {
         ),
     ];
     if !exact {
-        facts.push(("Trials per point", labels::count(run.trials_requested)));
+        facts.push(("Trials per point", format::thousands(run.trials_requested)));
         if let Some(played) = run.trials_played {
-            facts.push(("Trials played", labels::count(played)));
+            facts.push(("Trials played", format::thousands(played)));
         }
         facts.push(("Seed", run.seed.to_string()));
     }
@@ -270,7 +273,7 @@ fn facts(results: &Results, index: &Index<'_>) -> Vec<Fact> {
     }
     facts.push(("rollcall version", run.version.clone()));
     if let Some(wall) = run.wall_seconds {
-        facts.push(("Computing time", labels::seconds(wall)));
+        facts.push(("Computing time", format::duration_one_decimal(wall)));
     }
     if let Some(threads) = run.threads.filter(|_| !exact) {
         facts.push(("Threads", threads.to_string()));
@@ -279,7 +282,7 @@ fn facts(results: &Results, index: &Index<'_>) -> Vec<Fact> {
         facts.push(("Shards", shard.clone()));
     }
     if let Some(written) = results.written {
-        facts.push(("Results written", labels::utc(written)));
+        facts.push(("Results written", format::utc(written)));
     }
     facts.push((
         "Complete",
@@ -309,7 +312,7 @@ fn warnings(results: &Results) -> Vec<String> {
 }
 
 /// A point's name in a legend or column heading: its choice, then its sweep values.
-fn point_name(index: &Index<'_>, point: &Point) -> String {
+fn point_name(index: &Index<'_>, point: &SweepPoint) -> String {
     let mut parts: Vec<String> = Vec::new();
     if !point.choice.is_empty() {
         parts.push(point.choice.clone());
@@ -339,13 +342,13 @@ fn id(prefix: &str, text: &str) -> String {
 }
 
 fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, ReportError> {
-    let points: Vec<&Point> = index
+    let points: Vec<&SweepPoint> = index
         .points
         .iter()
         .filter(|p| index.summary(p, metric).is_some())
         .collect();
     let names: Vec<String> = points.iter().map(|p| point_name(index, p)).collect();
-    let summary = Grid {
+    let summary = PivotTable {
         id: id("summary", metric),
         title: format!("{}: mean and 95% interval", labels::metric(metric)),
         corner: "where".into(),
@@ -359,10 +362,10 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
             .zip(&names)
             .filter_map(|(p, name)| {
                 let s = index.summary(p, metric)?;
-                Some(GridRow {
+                Some(PivotRow {
                     label: name.clone(),
                     cells: vec![
-                        labels::with_interval(s.mean, s.ci95_low, s.ci95_high),
+                        format::with_interval(s.mean, s.ci95_low, s.ci95_high),
                         s.min.to_string(),
                         s.max.to_string(),
                     ],
@@ -371,56 +374,7 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
             .collect(),
     };
     let (lo, hi) = index.range(metric).unwrap_or((0, 0));
-    let exactly = |p: &Point, v: i64| {
-        index
-            .rows(p, metric)
-            .iter()
-            .find(|r| r.value == v)
-            .map_or(0.0, |r| r.probability)
-    };
-    let at_least = |p: &Point, v: i64| index.at_least(p, metric, v).unwrap_or(0.0);
-    let distribution = if points.len() == 1 {
-        // One point: a row per value, as a dice table reads.
-        let p = points[0];
-        vec![Grid {
-            id: id("distribution", metric),
-            title: format!("{}: distribution", labels::metric(metric)),
-            corner: "value".into(),
-            columns: vec!["P(exactly)".into(), "P(at least)".into()],
-            rows: (lo..=hi)
-                .map(|v| GridRow {
-                    label: v.to_string(),
-                    cells: vec![
-                        labels::percent(exactly(p, v)),
-                        labels::percent(at_least(p, v)),
-                    ],
-                })
-                .collect(),
-        }]
-    } else {
-        // Several points: a row per point, so the table stays as wide as the values.
-        let grid = |slug: &str,
-                    what: &str,
-                    head: &dyn Fn(i64) -> String,
-                    cell: &dyn Fn(&Point, i64) -> f64| Grid {
-            id: id(slug, metric),
-            title: format!("{}: {what}", labels::metric(metric)),
-            corner: "where".into(),
-            columns: (lo..=hi).map(head).collect(),
-            rows: points
-                .iter()
-                .zip(&names)
-                .map(|(p, name)| GridRow {
-                    label: name.clone(),
-                    cells: (lo..=hi).map(|v| labels::percent(cell(p, v))).collect(),
-                })
-                .collect(),
-        };
-        vec![
-            grid("exactly", "P(exactly k)", &|v| v.to_string(), &exactly),
-            grid("atleast", "P(at least k)", &|v| format!("{v}+"), &at_least),
-        ]
-    };
+    let distribution = distribution_tables(index, metric, &points, &names, (lo, hi));
     let series = |at_least: bool| -> Vec<Series> {
         points
             .iter()
@@ -451,6 +405,68 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
         at_least_chart: charts::at_least(&x_desc, &series(true))?,
         distribution,
     })
+}
+
+/// A metric's distribution at its points over the values `lo..=hi`: at one point a row per
+/// value, as a dice table reads; at several a row per point for P(exactly k) and another
+/// table for P(at least k), so the tables stay as wide as the values.
+fn distribution_tables(
+    index: &Index<'_>,
+    metric: &str,
+    points: &[&SweepPoint],
+    names: &[String],
+    (lo, hi): (i64, i64),
+) -> Vec<PivotTable> {
+    let exactly = |p: &SweepPoint, v: i64| {
+        index
+            .rows(p, metric)
+            .iter()
+            .find(|r| r.value == v)
+            .map_or(0.0, |r| r.probability)
+    };
+    let at_least = |p: &SweepPoint, v: i64| index.at_least(p, metric, v).unwrap_or(0.0);
+    if points.len() == 1 {
+        // One point: a row per value, as a dice table reads.
+        let p = points[0];
+        vec![PivotTable {
+            id: id("distribution", metric),
+            title: format!("{}: distribution", labels::metric(metric)),
+            corner: "value".into(),
+            columns: vec!["P(exactly)".into(), "P(at least)".into()],
+            rows: (lo..=hi)
+                .map(|v| PivotRow {
+                    label: v.to_string(),
+                    cells: vec![
+                        format::percent(exactly(p, v)),
+                        format::percent(at_least(p, v)),
+                    ],
+                })
+                .collect(),
+        }]
+    } else {
+        // Several points: a row per point, so the table stays as wide as the values.
+        let grid = |slug: &str,
+                    what: &str,
+                    head: &dyn Fn(i64) -> String,
+                    cell: &dyn Fn(&SweepPoint, i64) -> f64| PivotTable {
+            id: id(slug, metric),
+            title: format!("{}: {what}", labels::metric(metric)),
+            corner: "where".into(),
+            columns: (lo..=hi).map(head).collect(),
+            rows: points
+                .iter()
+                .zip(names)
+                .map(|(p, name)| PivotRow {
+                    label: name.clone(),
+                    cells: (lo..=hi).map(|v| format::percent(cell(p, v))).collect(),
+                })
+                .collect(),
+        };
+        vec![
+            grid("exactly", "P(exactly k)", &|v| v.to_string(), &exactly),
+            grid("atleast", "P(at least k)", &|v| format!("{v}+"), &at_least),
+        ]
+    }
 }
 
 /// The most comparisons of a sweep point with the first that get a section of their own.
@@ -491,7 +507,7 @@ fn comparisons(index: &Index<'_>) -> Result<Vec<ComparisonSection>, ReportError>
             } else {
                 format!("{first} against {second} ({})", at.join(", "))
             };
-            let table = Grid {
+            let table = PivotTable {
                 id: id("compare", &title),
                 title: title.clone(),
                 corner: "metric".into(),
@@ -503,13 +519,13 @@ fn comparisons(index: &Index<'_>) -> Result<Vec<ComparisonSection>, ReportError>
                 ],
                 rows: rows
                     .iter()
-                    .map(|r| GridRow {
+                    .map(|r| PivotRow {
                         label: labels::metric(&r.metric),
                         cells: vec![
-                            labels::with_interval(r.mean_diff, r.ci95_low, r.ci95_high),
-                            labels::percent(r.p_first_higher),
-                            labels::percent(r.p_equal),
-                            labels::percent(r.p_second_higher),
+                            format::with_interval(r.mean_diff, r.ci95_low, r.ci95_high),
+                            format::percent(r.p_first_higher),
+                            format::percent(r.p_equal),
+                            format::percent(r.p_second_higher),
                         ],
                     })
                     .collect(),
@@ -571,25 +587,81 @@ fn value_labels(index: &Index<'_>, key: usize) -> Vec<String> {
 }
 
 fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, ReportError> {
-    let names = &index.results.param_names;
-    let keys = names.len();
-    let row_values = index.values(0);
-    let row_labels = value_labels(index, 0);
-    let (col_values, col_labels) = if keys > 1 {
-        (index.values(1), value_labels(index, 1))
-    } else {
-        (Vec::new(), Vec::new())
-    };
-    // Each grid is one combination of the further keys' values and one choice.
-    let mut groups: Vec<(Vec<String>, String)> = Vec::new();
-    for p in &index.points {
-        let g = (p.params.get(2..).unwrap_or(&[]).to_vec(), p.choice.clone());
-        if !groups.contains(&g) {
-            groups.push(g);
+    let layout = SweepLayout::new(index);
+    let metrics = varying
+        .iter()
+        .map(|metric| {
+            if layout.keys == 1 {
+                one_key_sweep_metric(index, &layout, metric)
+            } else {
+                grids_sweep_metric(index, &layout, metric)
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(SweepSection {
+        axes: sweep_axes(layout.names),
+        metrics,
+    })
+}
+
+/// How a sweep's grids are laid out: the first key's values down the rows, the second's (if
+/// any) across the columns, and one grid for each combination of the further keys' values and
+/// each choice.
+struct SweepLayout<'a> {
+    names: &'a [String],
+    keys: usize,
+    row_values: Vec<String>,
+    row_labels: Vec<String>,
+    col_values: Vec<String>,
+    col_labels: Vec<String>,
+    /// Each grid is one combination of the further keys' values and one choice.
+    groups: Vec<(Vec<String>, String)>,
+    chart_labels: Vec<String>,
+    row_key: String,
+    corner: String,
+}
+
+impl<'a> SweepLayout<'a> {
+    fn new(index: &Index<'a>) -> SweepLayout<'a> {
+        let names = &index.results.param_names;
+        let keys = names.len();
+        let row_values = index.values(0);
+        let (col_values, col_labels) = if keys > 1 {
+            (index.values(1), value_labels(index, 1))
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let mut groups: Vec<(Vec<String>, String)> = Vec::new();
+        for p in &index.points {
+            let g = (p.params.get(2..).unwrap_or(&[]).to_vec(), p.choice.clone());
+            if !groups.contains(&g) {
+                groups.push(g);
+            }
+        }
+        let row_key = labels::key(&names[0]);
+        let corner = if keys > 1 {
+            format!("{row_key} \\ {}", labels::key(&names[1]))
+        } else {
+            row_key.clone()
+        };
+        SweepLayout {
+            names,
+            keys,
+            row_labels: value_labels(index, 0),
+            chart_labels: row_values.iter().map(|v| labels::value(v)).collect(),
+            row_values,
+            col_values,
+            col_labels,
+            groups,
+            row_key,
+            corner,
         }
     }
-    let group_name = |further: &[String], choice: &str| -> String {
-        let mut parts: Vec<String> = names
+
+    /// A grid's name: its choice and the further keys' values.
+    fn group_name(&self, further: &[String], choice: &str) -> String {
+        let mut parts: Vec<String> = self
+            .names
             .iter()
             .skip(2)
             .zip(further)
@@ -599,191 +671,219 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
             parts.insert(0, format!("choice {choice}"));
         }
         parts.join(", ")
-    };
-    let point_at = |row: &str, col: Option<&str>, further: &[String], choice: &str| -> Point {
+    }
+
+    /// The point at a row's value, a column's value (if any), the further values and a choice.
+    fn point_at(
+        &self,
+        row: &str,
+        col: Option<&str>,
+        further: &[String],
+        choice: &str,
+    ) -> SweepPoint {
         let mut params = vec![row.to_string()];
         params.extend(col.map(str::to_string));
         params.extend(further.iter().cloned());
-        Point {
+        SweepPoint {
             params,
             choice: choice.to_string(),
         }
-    };
-    let chart_labels: Vec<String> = row_values.iter().map(|v| labels::value(v)).collect();
-    let row_key = labels::key(&names[0]);
-    let corner = if keys > 1 {
-        format!("{row_key} \\ {}", labels::key(&names[1]))
+    }
+}
+
+/// A title, with the grid's group after it when there is one.
+fn titled(what: String, group: &str) -> String {
+    if group.is_empty() {
+        what
     } else {
-        row_key.clone()
-    };
-    let titled = |what: String, group: &str| {
-        if group.is_empty() {
-            what
+        format!("{what}, {group}")
+    }
+}
+
+/// A metric of a one-key sweep: a column per choice for the means, a column per k for
+/// P(at least k).
+fn one_key_sweep_metric(
+    index: &Index<'_>,
+    layout: &SweepLayout<'_>,
+    metric: &str,
+) -> Result<SweepMetric, ReportError> {
+    let name = labels::metric(metric);
+    let (lo, hi) = index.range(metric).unwrap_or((0, 0));
+    let ks: Vec<i64> = (lo + 1..=hi).take(MAX_K).collect();
+    let (row_values, row_labels) = (&layout.row_values, &layout.row_labels);
+    let choices = index.choices();
+    let column = |c: &String| -> String {
+        if c.is_empty() {
+            "mean".into()
         } else {
-            format!("{what}, {group}")
+            c.clone()
         }
     };
-
-    let mut metrics = Vec::new();
-    for metric in varying {
-        let name = labels::metric(metric);
-        let mut means = Vec::new();
-        let mut charts_svg = Vec::new();
-        let mut at_least = Vec::new();
-        let (lo, hi) = index.range(metric).unwrap_or((0, 0));
-        let ks: Vec<i64> = (lo + 1..=hi).take(MAX_K).collect();
-
-        if keys == 1 {
-            // One key: a column per choice for the means, a column per k for P(at least k).
-            let choices = index.choices();
-            let cell = |row: &str, choice: &str| {
-                index
-                    .summary(&point_at(row, None, &[], choice), metric)
-                    .map_or(String::new(), |s| {
-                        labels::with_interval(s.mean, s.ci95_low, s.ci95_high)
-                    })
-            };
-            means.push(Grid {
-                id: id("means", metric),
-                title: format!("{name}: mean (95% interval)"),
-                corner: corner.clone(),
-                columns: choices
-                    .iter()
-                    .map(|c| {
-                        if c.is_empty() {
-                            "mean".into()
-                        } else {
-                            c.clone()
-                        }
-                    })
-                    .collect(),
-                rows: row_values
-                    .iter()
-                    .zip(&row_labels)
-                    .map(|(v, label)| GridRow {
-                        label: label.clone(),
-                        cells: choices.iter().map(|c| cell(v, c)).collect(),
-                    })
-                    .collect(),
-            });
-            let series: Vec<(String, Vec<Option<Estimate>>)> = choices
+    let cell = |row: &str, choice: &str| {
+        index
+            .summary(&layout.point_at(row, None, &[], choice), metric)
+            .map_or(String::new(), |s| {
+                format::with_interval(s.mean, s.ci95_low, s.ci95_high)
+            })
+    };
+    let means = vec![PivotTable {
+        id: id("means", metric),
+        title: format!("{name}: mean (95% interval)"),
+        corner: layout.corner.clone(),
+        columns: choices.iter().map(column).collect(),
+        rows: row_values
+            .iter()
+            .zip(row_labels)
+            .map(|(v, label)| PivotRow {
+                label: label.clone(),
+                cells: choices.iter().map(|c| cell(v, c)).collect(),
+            })
+            .collect(),
+    }];
+    let series: Vec<(String, Vec<Option<Estimate>>)> = choices
+        .iter()
+        .map(|c| {
+            (
+                column(c),
+                estimates(index, metric, row_values, |v| {
+                    layout.point_at(v, None, &[], c)
+                }),
+            )
+        })
+        .collect();
+    let mut charts_svg = Vec::new();
+    if series.len() <= MAX_SERIES {
+        charts_svg.push(charts::sweep_means(
+            &name,
+            &layout.row_key,
+            &name,
+            &layout.chart_labels,
+            &series,
+        )?);
+    }
+    let at_least = choices
+        .iter()
+        .map(|c| PivotTable {
+            id: id("atleast", &format!("{metric}-{c}")),
+            title: titled(format!("{name}: P(at least k)"), &layout.group_name(&[], c)),
+            corner: format!("{} \\ k", layout.row_key),
+            columns: ks.iter().map(|k| format!("{k}+")).collect(),
+            rows: row_values
                 .iter()
-                .map(|c| {
-                    let name = if c.is_empty() {
-                        "mean".into()
-                    } else {
-                        c.clone()
-                    };
+                .zip(row_labels)
+                .map(|(v, label)| PivotRow {
+                    label: label.clone(),
+                    cells: ks
+                        .iter()
+                        .map(|&k| {
+                            index
+                                .at_least(&layout.point_at(v, None, &[], c), metric, k)
+                                .map_or(String::new(), format::percent)
+                        })
+                        .collect(),
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(SweepMetric {
+        id: id("sweep", metric),
+        name,
+        raw: metric.to_string(),
+        means,
+        charts: charts_svg,
+        at_least,
+    })
+}
+
+/// A metric of a sweep of two keys or more: per grid group, a grid of means, a chart of them
+/// (when the columns are few enough) and a grid per k of P(at least k).
+fn grids_sweep_metric(
+    index: &Index<'_>,
+    layout: &SweepLayout<'_>,
+    metric: &str,
+) -> Result<SweepMetric, ReportError> {
+    let name = labels::metric(metric);
+    let (lo, hi) = index.range(metric).unwrap_or((0, 0));
+    let ks: Vec<i64> = (lo + 1..=hi).take(MAX_K).collect();
+    let (row_values, row_labels) = (&layout.row_values, &layout.row_labels);
+    let (col_values, col_labels) = (&layout.col_values, &layout.col_labels);
+    let mut means = Vec::new();
+    let mut charts_svg = Vec::new();
+    let mut at_least = Vec::new();
+    for (further, choice) in &layout.groups {
+        let group = layout.group_name(further, choice);
+        let grid = |what: String, slug: String, cell: &dyn Fn(&SweepPoint) -> String| PivotTable {
+            id: id(&slug, &format!("{metric}-{group}")),
+            title: titled(what, &group),
+            corner: layout.corner.clone(),
+            columns: col_labels.clone(),
+            rows: row_values
+                .iter()
+                .zip(row_labels)
+                .map(|(r, label)| PivotRow {
+                    label: label.clone(),
+                    cells: col_values
+                        .iter()
+                        .map(|c| cell(&layout.point_at(r, Some(c), further, choice)))
+                        .collect(),
+                })
+                .collect(),
+        };
+        means.push(grid(
+            format!("{name}: mean (95% interval)"),
+            "means".into(),
+            &|p| {
+                index.summary(p, metric).map_or(String::new(), |s| {
+                    format::with_interval(s.mean, s.ci95_low, s.ci95_high)
+                })
+            },
+        ));
+        if col_values.len() <= MAX_SERIES {
+            let series: Vec<(String, Vec<Option<Estimate>>)> = col_values
+                .iter()
+                .zip(col_labels)
+                .map(|(c, label)| {
                     (
-                        name,
-                        estimates(index, metric, &row_values, |v| point_at(v, None, &[], c)),
+                        format!("{}: {label}", labels::key(&layout.names[1])),
+                        estimates(index, metric, row_values, |r| {
+                            layout.point_at(r, Some(c), further, choice)
+                        }),
                     )
                 })
                 .collect();
-            if series.len() <= MAX_SERIES {
-                charts_svg.push(charts::sweep_means(
-                    &name,
-                    &row_key,
-                    &name,
-                    &chart_labels,
-                    &series,
-                )?);
-            }
-            for c in &choices {
-                at_least.push(Grid {
-                    id: id("atleast", &format!("{metric}-{c}")),
-                    title: titled(format!("{name}: P(at least k)"), &group_name(&[], c)),
-                    corner: format!("{row_key} \\ k"),
-                    columns: ks.iter().map(|k| format!("{k}+")).collect(),
-                    rows: row_values
-                        .iter()
-                        .zip(&row_labels)
-                        .map(|(v, label)| GridRow {
-                            label: label.clone(),
-                            cells: ks
-                                .iter()
-                                .map(|&k| {
-                                    index
-                                        .at_least(&point_at(v, None, &[], c), metric, k)
-                                        .map_or(String::new(), labels::percent)
-                                })
-                                .collect(),
-                        })
-                        .collect(),
-                });
-            }
-        } else {
-            for (further, choice) in &groups {
-                let group = group_name(further, choice);
-                let grid = |what: String, slug: String, cell: &dyn Fn(&Point) -> String| Grid {
-                    id: id(&slug, &format!("{metric}-{group}")),
-                    title: titled(what, &group),
-                    corner: corner.clone(),
-                    columns: col_labels.clone(),
-                    rows: row_values
-                        .iter()
-                        .zip(&row_labels)
-                        .map(|(r, label)| GridRow {
-                            label: label.clone(),
-                            cells: col_values
-                                .iter()
-                                .map(|c| cell(&point_at(r, Some(c), further, choice)))
-                                .collect(),
-                        })
-                        .collect(),
-                };
-                means.push(grid(
-                    format!("{name}: mean (95% interval)"),
-                    "means".into(),
-                    &|p| {
-                        index.summary(p, metric).map_or(String::new(), |s| {
-                            labels::with_interval(s.mean, s.ci95_low, s.ci95_high)
-                        })
-                    },
-                ));
-                if col_values.len() <= MAX_SERIES {
-                    let series: Vec<(String, Vec<Option<Estimate>>)> = col_values
-                        .iter()
-                        .zip(&col_labels)
-                        .map(|(c, label)| {
-                            (
-                                format!("{}: {label}", labels::key(&names[1])),
-                                estimates(index, metric, &row_values, |r| {
-                                    point_at(r, Some(c), further, choice)
-                                }),
-                            )
-                        })
-                        .collect();
-                    charts_svg.push(charts::sweep_means(
-                        &titled(name.clone(), &group),
-                        &row_key,
-                        &name,
-                        &chart_labels,
-                        &series,
-                    )?);
-                }
-                for &k in &ks {
-                    at_least.push(grid(
-                        format!("{name}: P(at least {k})"),
-                        format!("atleast{k}"),
-                        &|p| {
-                            index
-                                .at_least(p, metric, k)
-                                .map_or(String::new(), labels::percent)
-                        },
-                    ));
-                }
-            }
+            charts_svg.push(charts::sweep_means(
+                &titled(name.clone(), &group),
+                &layout.row_key,
+                &name,
+                &layout.chart_labels,
+                &series,
+            )?);
         }
-        metrics.push(SweepMetric {
-            id: id("sweep", metric),
-            name,
-            raw: metric.clone(),
-            means,
-            charts: charts_svg,
-            at_least,
-        });
+        for &k in &ks {
+            at_least.push(grid(
+                format!("{name}: P(at least {k})"),
+                format!("atleast{k}"),
+                &|p| {
+                    index
+                        .at_least(p, metric, k)
+                        .map_or(String::new(), format::percent)
+                },
+            ));
+        }
     }
+    Ok(SweepMetric {
+        id: id("sweep", metric),
+        name,
+        raw: metric.to_string(),
+        means,
+        charts: charts_svg,
+        at_least,
+    })
+}
+
+/// What a sweep's grids show along each axis, in words.
+fn sweep_axes(names: &[String]) -> String {
+    let keys = names.len();
     let mut axes = format!("rows: {}", labels::key(&names[0]));
     if keys > 1 {
         axes.push_str(&format!("; columns: {}", labels::key(&names[1])));
@@ -792,14 +892,14 @@ fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, 
         let rest: Vec<String> = names[2..].iter().map(|k| labels::key(k)).collect();
         axes.push_str(&format!("; one grid for each {}", rest.join(" and ")));
     }
-    Ok(SweepSection { axes, metrics })
+    axes
 }
 
 fn estimates(
     index: &Index<'_>,
     metric: &str,
     rows: &[String],
-    point: impl Fn(&str) -> Point,
+    point: impl Fn(&str) -> SweepPoint,
 ) -> Vec<Option<Estimate>> {
     rows.iter()
         .map(|r| {
@@ -816,7 +916,7 @@ fn estimates(
 /// the trials and A's margin, with its 95% interval where the table gives one (columns
 /// `X_ci95_low`/`X_ci95_high` beside `X`, or bare `ci95_low`/`ci95_high` for the margin).
 /// Per-card counts stay in the CSV.
-fn orderings(table: &TextTable) -> Grid {
+fn orderings(table: &TextTable) -> PivotTable {
     let col = |name: &str| table.headers.iter().position(|h| h == name);
     let interval = |h: &str| -> Option<(usize, usize)> {
         let pair = |lo: &str, hi: &str| Some((col(lo)?, col(hi)?));
@@ -861,16 +961,16 @@ fn orderings(table: &TextTable) -> Grid {
         let num = |j: usize| r.get(j).and_then(|t| t.parse::<f64>().ok());
         match (text.parse::<f64>(), ci) {
             (Ok(x), Some((lo, hi))) => match (num(lo), num(hi)) {
-                (Some(lo), Some(hi)) => labels::with_interval(x, lo, hi),
-                _ => labels::number(x),
+                (Some(lo), Some(hi)) => format::with_interval(x, lo, hi),
+                _ => format::two_decimals(x),
             },
-            (Ok(x), None) if table.headers[i] == "trials" => labels::count(x.max(0.0) as u64),
-            (Ok(x), None) => labels::number(x),
+            (Ok(x), None) if table.headers[i] == "trials" => format::thousands(x.max(0.0) as u64),
+            (Ok(x), None) => format::two_decimals(x),
             (Err(_), _) if text == "*" => "any (averaged)".into(),
             (Err(_), _) => text.to_string(),
         }
     };
-    Grid {
+    PivotTable {
         id: "orderings".into(),
         title: "Orderings: A's margin (A's score minus B's)".into(),
         corner: "row".into(),
@@ -888,7 +988,7 @@ fn orderings(table: &TextTable) -> Grid {
         rows: table
             .rows
             .iter()
-            .map(|r| GridRow {
+            .map(|r| PivotRow {
                 label: col("row")
                     .and_then(|i| r.get(i))
                     .map_or(String::new(), |k| what(k)),
@@ -900,7 +1000,7 @@ fn orderings(table: &TextTable) -> Grid {
 
 /// `equilibrium.csv`: each ordering's probability in the equilibrium mix and the game's value
 /// for A with its interval.
-fn equilibrium(table: &TextTable, results: &Results) -> Grid {
+fn equilibrium(table: &TextTable, results: &Results) -> PivotTable {
     let col = |name: &str| table.headers.iter().position(|h| h == name);
     let params: Vec<usize> = results.param_names.iter().filter_map(|p| col(p)).collect();
     let get = |r: &Vec<String>, name: &str| {
@@ -915,7 +1015,7 @@ fn equilibrium(table: &TextTable, results: &Results) -> Grid {
         "probability".to_string(),
         "value for A (95% interval)".to_string(),
     ]);
-    Grid {
+    PivotTable {
         id: "equilibrium".into(),
         title: "Equilibrium: how often each ordering is played, and the game's value for A".into(),
         corner: "player".into(),
@@ -930,15 +1030,15 @@ fn equilibrium(table: &TextTable, results: &Results) -> Grid {
                     .collect();
                 let num = |name: &str| get(r, name).parse::<f64>().ok();
                 cells.push(get(r, "ordering"));
-                cells.push(num("probability").map_or(String::new(), labels::percent));
+                cells.push(num("probability").map_or(String::new(), format::percent));
                 cells.push(
                     match (num("value"), num("value_ci95_low"), num("value_ci95_high")) {
-                        (Some(v), Some(lo), Some(hi)) => labels::with_interval(v, lo, hi),
-                        (Some(v), _, _) => labels::number(v),
+                        (Some(v), Some(lo), Some(hi)) => format::with_interval(v, lo, hi),
+                        (Some(v), _, _) => format::two_decimals(v),
                         _ => String::new(),
                     },
                 );
-                GridRow {
+                PivotRow {
                     label: get(r, "player"),
                     cells,
                 }
