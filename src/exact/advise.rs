@@ -1,27 +1,28 @@
 //! Best orders by backward induction (expectimax) over the engagement's exact state space.
 //!
-//! The same driver as `engagement`, over the same [`State`]s and the same `Ctx` (so the same
+//! The same schedule as `engagement`, over the same [`State`]s and the same `Ctx` (so the same
 //! binomial pmfs and eligibility), but at a `best` order every declarable option is followed,
-//! and the graph of [`Node`]s is kept. Nodes are reached in increasing order (every move of the
-//! driver leads to a later node, see `engagement`), and each is expanded once; then, taken in
-//! the reverse order, every node's value is known from its successors': per side, the
+//! and the graph of [`Node`]s is kept. Nodes are reached in increasing order (every move leads
+//! to a later node, see [`Node`]), and each is expanded once ([`explore`]); then, taken in the
+//! reverse order, every node's value is known from its successors' ([`induce`]): per side, the
 //! expectation of that side's objective under optimal play. At a decision the unit's side
-//! takes the option of highest value for its own objective, ties (within a relative 1e-12,
-//! so that rounding cannot break a true tie) to the first option in `among`.
+//! takes the option of highest value for its own objective, ties (within a relative 1e-12, so
+//! that rounding cannot break a true tie) to the first option in `among`.
 //!
 //! A node keeps what the future depends on and nothing more, so paths meet as often as they
-//! can: the round, the side to move and each side's next unit (skipping units with no model
-//! on the table, as [`crate::rules::engagement::policy`] keys moments), the units' states, and
-//! only those declaration counts an objective names (`<unit>.declared.<command>`).
+//! can: the round, the round's turns settled ([`Schedule::settle`]: each side's next unit
+//! skipping units with no model on the table, as [`crate::rules::engagement::policy`] keys
+//! moments), the units' states, and only those declaration counts an objective names
+//! (`<unit>.declared.<command>`).
 
-use super::commands::Ctx;
-use super::engagement::{applicable, moment, on_table, Why};
+use super::commands::{Ctx, Followed};
+use super::engagement::{alive_in, applicable, end_values, moment, start_round, Why};
 use super::state::{add, Dist, State, UnitState};
 use super::MAX_STATES;
 use crate::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
-use crate::rules::engagement::policy::still_to_activate;
-use crate::rules::engagement::Policy;
-use crate::scenario::{Command, Engagement, First, Until};
+use crate::rules::engagement::schedule::{Next, Stage, Turns};
+use crate::rules::engagement::{Moment, Policy, Schedule};
+use crate::scenario::{Command, Engagement, Given};
 use std::collections::{BTreeMap, HashMap};
 
 /// Options of equal value up to this relative difference are tied.
@@ -66,22 +67,14 @@ pub struct Failed {
     pub states: usize,
 }
 
-/// Where the engagement stands, canonically: before round `round`, or in it with `turn` the
-/// side about to activate its unit at `cursors[turn]`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Stage {
-    Before,
-    In {
-        /// Units activated or skipped so far this round: every move increases it.
-        done: usize,
-        turn: usize,
-        cursors: Vec<usize>,
-    },
-}
-
+/// Where an engagement stands at a move, canonically. Field order is the expansion order.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Node {
     round: u32,
+    /// Units activated or passed over so far this round (0 before it): every move within a
+    /// round raises it.
+    considered: usize,
+    /// Before the round, or in it with its turns settled.
     stage: Stage,
     state: State,
     /// Per side whose objective is a declaration count: that count so far (else 0).
@@ -109,10 +102,32 @@ struct Branch {
     edges: Vec<(To, f64)>,
 }
 
+/// A `best` order deciding: the unit, the index of its order, and the moment as the advice
+/// keys it.
+struct DecisionAt {
+    unit: usize,
+    order: usize,
+    moment: Moment,
+}
+
+/// A node's ways on, and the decision taken there, at a `best` order.
 struct Expanded {
-    /// The deciding unit, the order and the moment, at a `best` order.
-    decision: Option<(usize, usize, crate::rules::engagement::Moment)>,
+    decision: Option<DecisionAt>,
     branches: Vec<Branch>,
+}
+
+impl Expanded {
+    /// The one way on, no decision taken.
+    fn one_way(edges: Vec<(To, f64)>) -> Expanded {
+        Expanded {
+            decision: None,
+            branches: vec![Branch {
+                option: 0,
+                command: None,
+                edges,
+            }],
+        }
+    }
 }
 
 /// The nodes still to expand (each with its id), and the ends, as they are reached.
@@ -125,6 +140,15 @@ struct Graph {
 }
 
 impl Graph {
+    /// Nothing expanded yet: only `start`, numbered 0, to expand.
+    fn from_start(start: Node) -> Graph {
+        Graph {
+            work: BTreeMap::from([(start, 0)]),
+            nodes: 1,
+            ends: BTreeMap::new(),
+        }
+    }
+
     /// Where an edge leads, numbering a node or end on first sight.
     fn link(&mut self, target: Result<Node, End>) -> To {
         match target {
@@ -157,31 +181,6 @@ enum Objective {
     Declared(usize, Command),
 }
 
-/// The metrics an end determines, in [`crate::scenario::Engagement::metric_names`] order up to
-/// the declaration counts: each unit's row, each side's, then the engagement's.
-pub(super) fn end_values(e: &Engagement, s: &State, rounds: u32, out: &mut Vec<i64>) {
-    out.clear();
-    for x in s {
-        out.extend(super::unit_metrics(x).values());
-    }
-    let standing = on_table(e, s);
-    let count = standing.iter().filter(|&&t| t).count();
-    for &t in &standing {
-        out.extend(
-            SideMetrics {
-                won: i64::from(count == 1 && t),
-            }
-            .values(),
-        );
-    }
-    out.extend(
-        EngagementMetrics {
-            rounds: i64::from(rounds),
-        }
-        .values(),
-    );
-}
-
 fn objectives(ctx: &Ctx<'_>, e: &Engagement) -> Vec<Objective> {
     let units = &ctx.plan.scenario().units;
     let names = e.metric_names(units);
@@ -211,303 +210,449 @@ fn objectives(ctx: &Ctx<'_>, e: &Engagement) -> Vec<Objective> {
 /// The advice for an engagement's `best` orders, found by backward induction from the
 /// start.
 pub fn advise(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Advice, Failed> {
-    let scenario = ctx.plan.scenario();
-    let sides = e.sides.len();
-    let mut side_units = vec![Vec::new(); sides];
-    for (u, &side) in e.side_of.iter().enumerate() {
-        side_units[side].push(u);
-    }
+    let schedule = Schedule::new(e);
     let objectives = objectives(ctx, e);
-    let ends_now = |s: &State| {
-        e.until == Until::Destroyed && on_table(e, s).into_iter().filter(|&t| t).count() <= 1
-    };
-    // The node where `turn` (or the next side with a unit left) moves, or the next round's.
-    let at = |round: u32, turn: usize, cursors: Vec<usize>, state: State, counts: Vec<u32>| {
-        let cursors = still_to_activate(&side_units, &cursors, |u| state[u].alive > 0);
-        let stage = (0..sides)
-            .map(|k| (turn + k) % sides)
-            .find(|&t| cursors[t] < side_units[t].len())
-            .map(|turn| Stage::In {
-                done: cursors.iter().sum(),
-                turn,
-                cursors,
-            });
-        match stage {
-            Some(stage) => Node {
-                round,
-                stage,
-                state,
-                counts,
-            },
-            None => Node {
-                round: round + 1,
-                stage: Stage::Before,
-                state,
-                counts,
-            },
-        }
-    };
-    let start = Node {
-        round: 1,
-        stage: Stage::Before,
-        state: scenario
-            .units
-            .iter()
-            .map(|u| UnitState::starting(u.alive()))
-            .collect(),
-        counts: vec![0; sides],
-    };
-    let mut g = Graph::default();
-    g.work.insert(start, 0);
-    g.nodes = 1;
-    let mut expanded: Vec<Option<Expanded>> = Vec::new();
-    let mut order: Vec<usize> = Vec::new();
-    // Nodes to show in advice.csv, by id: their round and state.
-    let mut shown: Vec<(usize, u32, usize, State)> = Vec::new();
-    let fail = |why: Why, states: usize| Failed { why, states };
-    while let Some((node, id)) = g.work.pop_first() {
-        let Node {
-            round,
-            stage,
-            mut state,
-            counts,
-        } = node;
-        let done = match stage {
-            Stage::Before => {
-                if round > e.rounds || ends_now(&state) {
-                    let to = g.link(Err(End {
-                        state,
-                        rounds: round - 1,
-                        counts,
-                    }));
-                    Expanded {
-                        decision: None,
-                        branches: vec![Branch {
-                            option: 0,
-                            command: None,
-                            edges: vec![(to, 1.0)],
-                        }],
-                    }
-                } else {
-                    for u in &mut state {
-                        u.restrictions = 0;
-                        u.token = false;
-                    }
-                    let firsts: Vec<(usize, f64)> = match e.first {
-                        First::Side(side) => vec![(side, 1.0)],
-                        First::Alternate => vec![((round as usize - 1) % sides, 1.0)],
-                        First::Random => {
-                            (0..sides).map(|side| (side, 1.0 / sides as f64)).collect()
-                        }
-                    };
-                    let mut edges = Vec::new();
-                    for (turn, q) in firsts {
-                        let n = at(round, turn, vec![0; sides], state.clone(), counts.clone());
-                        edges.push((g.link(Ok(n)), q));
-                    }
-                    Expanded {
-                        decision: None,
-                        branches: vec![Branch {
-                            option: 0,
-                            command: None,
-                            edges,
-                        }],
-                    }
-                }
-            }
-            Stage::In {
-                turn, mut cursors, ..
-            } => {
-                let unit = side_units[turn][cursors[turn]];
-                cursors[turn] += 1;
-                let later = (turn + 1) % sides;
-                let chosen =
-                    applicable(ctx, e, &state, unit, round).map_err(|why| fail(why, g.states()))?;
-                let mut branches = Vec::new();
-                let mut decision = None;
-                match chosen {
-                    None => {
-                        let n = at(round, later, cursors.clone(), state.clone(), counts.clone());
-                        branches.push(Branch {
-                            option: 0,
-                            command: None,
-                            edges: vec![(g.link(Ok(n)), 1.0)],
-                        });
-                    }
-                    Some((i, declarable)) => {
-                        if let crate::scenario::Given::Best(_) = e.orders[unit][i].order {
-                            let m = moment(&side_units, &cursors, &state, unit, round);
-                            decision = Some((unit, i, m));
-                            shown.push((id, round, unit, state.clone()));
-                        }
-                        for (k, followed) in declarable {
-                            let command = followed.command();
-                            let mut counts = counts.clone();
-                            for (c, o) in counts.iter_mut().zip(&objectives) {
-                                if let Objective::Declared(v, d) = *o {
-                                    *c += u32::from(v == unit && d == command);
-                                }
-                            }
-                            let mut outcomes: Dist<State> = Dist::new();
-                            ctx.declare(&state, unit, followed, &mut |q, s, _| {
-                                add(&mut outcomes, s, q)
-                            })
-                            .map_err(|reason| {
-                                fail(
-                                    Why {
-                                        order: Some((unit, i)),
-                                        reason,
-                                    },
-                                    g.states(),
-                                )
-                            })?;
-                            let mut edges = Vec::with_capacity(outcomes.len());
-                            for (s, q) in outcomes {
-                                let target = if ends_now(&s) {
-                                    Err(End {
-                                        state: s,
-                                        rounds: round,
-                                        counts: counts.clone(),
-                                    })
-                                } else {
-                                    Ok(at(round, later, cursors.clone(), s, counts.clone()))
-                                };
-                                edges.push((g.link(target), q));
-                            }
-                            branches.push(Branch {
-                                option: k,
-                                command: Some(command),
-                                edges,
-                            });
-                        }
-                    }
-                }
-                Expanded { decision, branches }
-            }
-        };
-        if expanded.len() <= id {
-            expanded.resize_with(id + 1, || None);
-        }
-        expanded[id] = Some(done);
-        order.push(id);
-        if g.states() > MAX_STATES {
-            return Err(fail(
-                Why::from(format!(
-                    "the backward induction holds {} distinct states, over the limit of \
-                     {MAX_STATES}",
-                    g.states()
-                )),
-                g.states(),
-            ));
-        }
-    }
-    // Per end and side, the objective's value.
-    let mut end_value = vec![0.0; g.ends.len() * sides];
-    let mut buf = Vec::new();
-    for (end, &i) in &g.ends {
-        end_values(e, &end.state, end.rounds, &mut buf);
-        for (side, o) in objectives.iter().enumerate() {
-            end_value[i * sides + side] = match *o {
-                Objective::Ended(k) => buf[k] as f64,
-                Objective::Declared(..) => f64::from(end.counts[side]),
-            };
-        }
-    }
-    let mut value = vec![0.0; g.nodes * sides];
-    let mut policy = Policy::default();
-    // What each moment was advised (order, option) and whether at a decision with several
-    // options, to catch moments whose states differ only in layouts and are decided apart.
-    type Advised = ((usize, usize), bool);
-    let mut advised: HashMap<crate::rules::engagement::Moment, Advised> = HashMap::new();
-    // Per node shown, its options' values for the deciding side.
-    let mut options: BTreeMap<usize, Vec<OptionValue>> = BTreeMap::new();
-    let mut sum = vec![0.0; sides];
-    for &id in order.iter().rev() {
-        let node = expanded[id].take().expect("every node reached is expanded");
-        let mut values: Vec<Vec<f64>> = Vec::with_capacity(node.branches.len());
-        for b in &node.branches {
-            sum.fill(0.0);
-            for &(to, q) in &b.edges {
-                let v = match to {
-                    To::Node(n) => &value[n * sides..(n + 1) * sides],
-                    To::End(n) => &end_value[n * sides..(n + 1) * sides],
-                };
-                for (t, x) in sum.iter_mut().zip(v) {
-                    *t += q * x;
-                }
-            }
-            values.push(sum.clone());
-        }
-        let pick = match &node.decision {
-            None => 0,
-            Some((unit, i, m)) => {
-                let side = e.side_of[*unit];
-                let top = values
-                    .iter()
-                    .map(|v| v[side])
-                    .fold(f64::NEG_INFINITY, f64::max);
-                let tie = TIE * top.abs().max(1.0);
-                let pick = values
-                    .iter()
-                    .position(|v| v[side] >= top - tie)
-                    .unwrap_or(0);
-                let option = node.branches[pick].option;
-                // Play declares the advised option when it can, else the first it can: a
-                // decision with one option needs no advice, and any advice serves it.
-                let choice = (*i, option);
-                let several = node.branches.len() > 1;
-                match advised.get(m) {
-                    Some(&(before, true)) if several && before != choice => {
-                        return Err(fail(
-                            Why {
-                                order: Some((*unit, *i)),
-                                reason: "the best option depends on where models stand, which \
-                                         the advice's moments (counts, restrictions, tokens) \
-                                         do not record"
-                                    .into(),
-                            },
-                            g.states(),
-                        ));
-                    }
-                    Some(&(_, true)) => {}
-                    Some(_) if !several => {}
-                    _ => {
-                        advised.insert(m.clone(), (choice, several));
-                        policy.insert(m.clone(), *i, option);
-                    }
-                }
-                let listed = node
-                    .branches
-                    .iter()
-                    .zip(&values)
-                    .enumerate()
-                    .map(|(j, (b, v))| OptionValue {
-                        command: b.command.unwrap_or(Command::Rally),
-                        value: v[side],
-                        best: j == pick,
-                    })
-                    .collect();
-                options.insert(id, listed);
-                pick
-            }
-        };
-        value[id * sides..(id + 1) * sides].copy_from_slice(&values[pick]);
-    }
-    let decisions = shown
+    let mut explored = explore(ctx, e, &schedule, &objectives)?;
+    let states = explored.graph.states();
+    let at_ends = values_at_ends(&schedule, &explored.graph.ends, &objectives);
+    let induced = induce(e, &mut explored, &at_ends).map_err(|why| Failed { why, states })?;
+    let Induction {
+        value,
+        policy,
+        mut options,
+        ..
+    } = induced;
+    let decisions = explored
+        .shown
         .into_iter()
-        .map(|(id, round, unit, state)| Decision {
-            round,
-            unit,
-            state: state_text(ctx, &state),
-            options: options.remove(&id).unwrap_or_default(),
+        .map(|shown| Decision {
+            round: shown.round,
+            unit: shown.unit,
+            state: state_text(ctx, &shown.state),
+            options: options.remove(&shown.id).unwrap_or_default(),
         })
         .collect();
     Ok(Advice {
         policy,
         decisions,
-        values: value[..sides].to_vec(),
-        states: g.states(),
+        values: value[..schedule.sides()].to_vec(),
+        states,
     })
+}
+
+/// A node at a `best` order, to show in advice.csv: its id, round, unit and state.
+struct Shown {
+    id: usize,
+    round: u32,
+    unit: usize,
+    state: State,
+}
+
+/// What the forward pass found: the graph, per node id its ways on, the ids in the order they
+/// were expanded, and the decisions to show in the order play reaches them.
+struct Explored {
+    graph: Graph,
+    expanded: Vec<Option<Expanded>>,
+    order: Vec<usize>,
+    shown: Vec<Shown>,
+}
+
+/// An activation about to be played: the round, the round's turns already past it, and the
+/// activated unit.
+struct Activation {
+    round: u32,
+    turns: Turns,
+    unit: usize,
+}
+
+/// The forward pass: every node reachable from the start, each expanded once, in order.
+fn explore(
+    ctx: &mut Ctx<'_>,
+    e: &Engagement,
+    schedule: &Schedule,
+    objectives: &[Objective],
+) -> Result<Explored, Failed> {
+    let mut explorer = Explorer {
+        ctx,
+        e,
+        schedule,
+        objectives,
+        explored: Explored {
+            graph: Graph::default(),
+            expanded: Vec::new(),
+            order: Vec::new(),
+            shown: Vec::new(),
+        },
+    };
+    explorer.explored.graph = Graph::from_start(explorer.start());
+    while let Some((node, id)) = explorer.explored.graph.work.pop_first() {
+        let expanded = match explorer.expand(node, id) {
+            Ok(expanded) => expanded,
+            Err(why) => {
+                let states = explorer.explored.graph.states();
+                return Err(Failed { why, states });
+            }
+        };
+        explorer.record(id, expanded);
+        let states = explorer.explored.graph.states();
+        if states > MAX_STATES {
+            let why = Why::from(format!(
+                "the backward induction holds {states} distinct states, over the limit of \
+                 {MAX_STATES}"
+            ));
+            return Err(Failed { why, states });
+        }
+    }
+    Ok(explorer.explored)
+}
+
+/// The forward pass under way.
+struct Explorer<'c, 'a, 'e> {
+    ctx: &'c mut Ctx<'a>,
+    e: &'e Engagement,
+    schedule: &'e Schedule,
+    objectives: &'e [Objective],
+    explored: Explored,
+}
+
+impl Explorer<'_, '_, '_> {
+    /// Before the first round, every unit as the scenario sets it up.
+    fn start(&self) -> Node {
+        Node {
+            round: 1,
+            considered: 0,
+            stage: Stage::Before,
+            state: self
+                .ctx
+                .plan
+                .scenario()
+                .units
+                .iter()
+                .map(|u| UnitState::starting(u.alive()))
+                .collect(),
+            counts: vec![0; self.schedule.sides()],
+        }
+    }
+
+    /// Keeps node `id`'s ways on, in expansion order.
+    fn record(&mut self, id: usize, expanded: Expanded) {
+        let x = &mut self.explored;
+        if x.expanded.len() <= id {
+            x.expanded.resize_with(id + 1, || None);
+        }
+        x.expanded[id] = Some(expanded);
+        x.order.push(id);
+    }
+
+    /// Node `id`'s ways on, linking the nodes and ends they lead to.
+    fn expand(&mut self, node: Node, id: usize) -> Result<Expanded, Why> {
+        let Node {
+            round,
+            stage,
+            state,
+            counts,
+            ..
+        } = node;
+        let mut turns = match stage {
+            Stage::Before => return Ok(self.open_round(round, state, counts)),
+            Stage::In(turns) => turns,
+        };
+        match self.schedule.next(&mut turns, alive_in(&state)) {
+            Next::Activate { unit, .. } => {
+                let at = Activation { round, turns, unit };
+                self.activate(id, at, state, counts)
+            }
+            // Settled turns have the side to move activate at once; were it to pass, the pass
+            // leads where play goes on.
+            Next::Pass | Next::RoundOver => {
+                let to = self.link_next(round, turns, state, counts);
+                Ok(Expanded::one_way(vec![(to, 1.0)]))
+            }
+        }
+    }
+
+    /// Round `round` from `state`: over before it starts, or opened by each side that may
+    /// open it.
+    fn open_round(&mut self, round: u32, mut state: State, counts: Vec<u32>) -> Expanded {
+        if self.schedule.over_before(round, alive_in(&state)) {
+            let end = End {
+                state,
+                rounds: round - 1,
+                counts,
+            };
+            return Expanded::one_way(vec![(self.explored.graph.link(Err(end)), 1.0)]);
+        }
+        start_round(&mut state);
+        let mut edges = Vec::new();
+        for (side, q) in self.schedule.first_side(round).chances() {
+            let turns = self.schedule.open(side);
+            edges.push((
+                self.link_next(round, turns, state.clone(), counts.clone()),
+                q,
+            ));
+        }
+        Expanded::one_way(edges)
+    }
+
+    /// Where play goes on at `turns` in round `round`: the node of the round's next move, its
+    /// turns settled, or the next round's.
+    fn link_next(&mut self, round: u32, turns: Turns, state: State, counts: Vec<u32>) -> To {
+        let node = match self.schedule.settle(turns, alive_in(&state)) {
+            Some(turns) => Node {
+                round,
+                considered: turns.considered(),
+                stage: Stage::In(turns),
+                state,
+                counts,
+            },
+            None => Node {
+                round: round + 1,
+                considered: 0,
+                stage: Stage::Before,
+                state,
+                counts,
+            },
+        };
+        self.explored.graph.link(Ok(node))
+    }
+
+    /// `at`'s activation from `state`, at node `id`: the order it takes, with a branch per
+    /// option it can declare (a decision at a `best` order), or the one way on without one.
+    fn activate(
+        &mut self,
+        id: usize,
+        at: Activation,
+        state: State,
+        counts: Vec<u32>,
+    ) -> Result<Expanded, Why> {
+        let Activation { round, unit, .. } = at;
+        let Some((order, declarable)) = applicable(self.ctx, self.e, &state, unit, round)? else {
+            let to = self.link_next(round, at.turns, state, counts);
+            return Ok(Expanded::one_way(vec![(to, 1.0)]));
+        };
+        let mut decision = None;
+        if let Given::Best(_) = self.e.orders[unit][order].order {
+            let moment = moment(self.schedule, at.turns.cursors(), &state, unit, round);
+            decision = Some(DecisionAt {
+                unit,
+                order,
+                moment,
+            });
+            let shown = Shown {
+                id,
+                round,
+                unit,
+                state: state.clone(),
+            };
+            self.explored.shown.push(shown);
+        }
+        let mut branches = Vec::with_capacity(declarable.len());
+        for option in declarable {
+            branches.push(self.follow(&at, &state, &counts, order, option)?);
+        }
+        Ok(Expanded { decision, branches })
+    }
+
+    /// The branch of `option` (its index in the order's options, and what it aims at) of order
+    /// `order` at `at`'s activation: an edge per outcome, to an end or to where play goes on.
+    fn follow(
+        &mut self,
+        at: &Activation,
+        state: &State,
+        counts: &[u32],
+        order: usize,
+        (option, followed): (usize, Followed),
+    ) -> Result<Branch, Why> {
+        let command = followed.command();
+        let counts = self.counted(counts, at.unit, command);
+        let mut outcomes: Dist<State> = Dist::new();
+        self.ctx
+            .declare(state, at.unit, followed, &mut |q, s, _| {
+                add(&mut outcomes, s, q)
+            })
+            .map_err(|reason| Why {
+                order: Some((at.unit, order)),
+                reason,
+            })?;
+        let mut edges = Vec::with_capacity(outcomes.len());
+        for (s, q) in outcomes {
+            let to = if self.schedule.decided(alive_in(&s)) {
+                let end = End {
+                    state: s,
+                    rounds: at.round,
+                    counts: counts.clone(),
+                };
+                self.explored.graph.link(Err(end))
+            } else {
+                self.link_next(at.round, at.turns.clone(), s, counts.clone())
+            };
+            edges.push((to, q));
+        }
+        Ok(Branch {
+            option,
+            command: Some(command),
+            edges,
+        })
+    }
+
+    /// `counts` after `unit` declares `command`: raised for each side whose objective counts
+    /// that.
+    fn counted(&self, counts: &[u32], unit: usize, command: Command) -> Vec<u32> {
+        let mut counts = counts.to_vec();
+        for (c, o) in counts.iter_mut().zip(self.objectives) {
+            if let Objective::Declared(v, d) = *o {
+                *c += u32::from(v == unit && d == command);
+            }
+        }
+        counts
+    }
+}
+
+/// Per end (by id) and side, the side's objective's value there.
+fn values_at_ends(
+    schedule: &Schedule,
+    ends: &BTreeMap<End, usize>,
+    objectives: &[Objective],
+) -> Vec<f64> {
+    let sides = schedule.sides();
+    let mut at_ends = vec![0.0; ends.len() * sides];
+    let mut metrics = Vec::new();
+    for (end, &i) in ends {
+        end_values(schedule, &end.state, end.rounds, &mut metrics);
+        for (side, o) in objectives.iter().enumerate() {
+            at_ends[i * sides + side] = match *o {
+                Objective::Ended(k) => metrics[k] as f64,
+                Objective::Declared(..) => f64::from(end.counts[side]),
+            };
+        }
+    }
+    at_ends
+}
+
+/// What each moment was advised (order, option) and whether at a decision with several
+/// options, to catch moments whose states differ only in layouts and are decided apart.
+type Advised = ((usize, usize), bool);
+
+/// The backward pass's results.
+struct Induction {
+    sides: usize,
+    /// Per node (by id) and side, its value.
+    value: Vec<f64>,
+    policy: Policy,
+    advised: HashMap<Moment, Advised>,
+    /// Per node shown (by id), its options' values for the deciding side.
+    options: BTreeMap<usize, Vec<OptionValue>>,
+}
+
+/// The backward pass: every node's value from its successors', in the reverse of the order
+/// the nodes were expanded, each decision taking its best option.
+fn induce(e: &Engagement, explored: &mut Explored, at_ends: &[f64]) -> Result<Induction, Why> {
+    let sides = e.sides.len();
+    let mut induction = Induction {
+        sides,
+        value: vec![0.0; explored.graph.nodes * sides],
+        policy: Policy::default(),
+        advised: HashMap::new(),
+        options: BTreeMap::new(),
+    };
+    for &id in explored.order.iter().rev() {
+        let node = explored.expanded[id]
+            .take()
+            .expect("every node reached is expanded");
+        let values = induction.branch_values(&node.branches, at_ends);
+        let pick = match &node.decision {
+            None => 0,
+            Some(decision) => induction.decide(e, id, decision, &node.branches, &values)?,
+        };
+        induction.value[id * sides..(id + 1) * sides].copy_from_slice(&values[pick]);
+    }
+    Ok(induction)
+}
+
+impl Induction {
+    /// Per branch and side, the branch's expected value.
+    fn branch_values(&self, branches: &[Branch], at_ends: &[f64]) -> Vec<Vec<f64>> {
+        let sides = self.sides;
+        let mut values = Vec::with_capacity(branches.len());
+        for b in branches {
+            let mut sum = vec![0.0; sides];
+            for &(to, q) in &b.edges {
+                let v = match to {
+                    To::Node(n) => &self.value[n * sides..(n + 1) * sides],
+                    To::End(n) => &at_ends[n * sides..(n + 1) * sides],
+                };
+                for (t, x) in sum.iter_mut().zip(v) {
+                    *t += q * x;
+                }
+            }
+            values.push(sum);
+        }
+        values
+    }
+
+    /// The branch `decision` at node `id` takes: the best for the deciding side. Records it
+    /// in the policy and the node's options' values.
+    fn decide(
+        &mut self,
+        e: &Engagement,
+        id: usize,
+        decision: &DecisionAt,
+        branches: &[Branch],
+        values: &[Vec<f64>],
+    ) -> Result<usize, Why> {
+        let side = e.side_of[decision.unit];
+        let pick = best(values, side);
+        self.advise(decision, branches[pick].option, branches.len() > 1)?;
+        let listed = branches
+            .iter()
+            .zip(values)
+            .enumerate()
+            .map(|(j, (b, v))| OptionValue {
+                command: b.command.unwrap_or(Command::Rally),
+                value: v[side],
+                best: j == pick,
+            })
+            .collect();
+        self.options.insert(id, listed);
+        Ok(pick)
+    }
+
+    /// Advises `option` at `decision`'s moment (`several`: among several options), refusing a
+    /// moment decided two ways.
+    fn advise(&mut self, decision: &DecisionAt, option: usize, several: bool) -> Result<(), Why> {
+        // Play declares the advised option when it can, else the first it can: a decision with
+        // one option needs no advice, and any advice serves it.
+        let choice = (decision.order, option);
+        match self.advised.get(&decision.moment) {
+            Some(&(before, true)) if several && before != choice => Err(Why {
+                order: Some((decision.unit, decision.order)),
+                reason: "the best option depends on where models stand, which the advice's \
+                         moments (counts, restrictions, tokens) do not record"
+                    .into(),
+            }),
+            Some(&(_, true)) => Ok(()),
+            Some(_) if !several => Ok(()),
+            _ => {
+                let moment = decision.moment.clone();
+                self.advised.insert(moment.clone(), (choice, several));
+                self.policy.insert(moment, decision.order, option);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The branch of highest value for `side`, ties to the first.
+fn best(values: &[Vec<f64>], side: usize) -> usize {
+    let top = values
+        .iter()
+        .map(|v| v[side])
+        .fold(f64::NEG_INFINITY, f64::max);
+    let tie = TIE * top.abs().max(1.0);
+    values
+        .iter()
+        .position(|v| v[side] >= top - tie)
+        .unwrap_or(0)
 }
 
 /// A state as text: per unit `<id> <alive>/<size>`, then what is not at its start (`lost`,

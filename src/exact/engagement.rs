@@ -1,23 +1,25 @@
 //! Engagements as a dynamic programme: the driver of `rules::engagement` restated over
-//! distributions of [`Config`]s, each the units' [`State`] plus where the engagement stands
-//! (round, whose turn, per side the next unit to consider, how many sides in a row had none
-//! left) and what its metrics have counted so far (per unit and command, the declarations).
+//! distributions of [`Config`]s, each the units' [`State`] plus where the engagement stands in
+//! its [`Schedule`] (round, activations begun, [`Stage`]) and what its metrics have counted so
+//! far (per unit and command, the declarations). A first side drawn at random is a branch per
+//! side.
 //!
 //! Which order a unit takes is a function of the state: counts decide `alive`, `missing`,
 //! `size`, `round` and `damaged`; `enemy_within(D)`, `in_range`, the target rules and Rally's
-//! 1" rule are measured on the state's layouts through the same `Ctx` the steps use. A `best` order takes the option the
-//! advice gives for the [`Moment`] of the activation. Every move of the driver takes a
-//! configuration strictly later in (round, stage, activations begun, idle sides), and the
-//! work list is ordered by that first, so a configuration is expanded only once every path
+//! 1" rule are measured on the state's layouts through the same `Ctx` the steps use. A `best`
+//! order takes the option the advice gives for the [`Moment`] of the activation. Every move of
+//! the driver takes a configuration strictly later in (round, activations begun, stage), and
+//! the work list is ordered by that first, so a configuration is expanded only once every path
 //! into it has been merged.
 
 use super::commands::{Ctx, Followed, Refused};
 use super::state::{add, Dist, State, UnitState, DEFEND, RUN, SHOOT};
 use super::MAX_STATES;
 use crate::condition::Situation;
-use crate::rules::engagement::policy::still_to_activate;
-use crate::rules::engagement::{Moment, Policy, UnitKey};
-use crate::scenario::{Engagement, First, Given, Until};
+use crate::metrics::{EngagementMetrics, SideMetrics};
+use crate::rules::engagement::schedule::{Next, Stage, Turns};
+use crate::rules::engagement::{Moment, Policy, Schedule, UnitKey};
+use crate::scenario::{Engagement, Given};
 
 /// Why an engagement cannot be computed exactly, with the unit and the index of its order
 /// when one is to blame.
@@ -35,26 +37,13 @@ impl From<Refused> for Why {
     }
 }
 
-/// Where the engagement stands in a round.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Stage {
-    /// Before round `round`: the `until` check, then the first side.
-    Before,
-    /// In round `round`: `begun` activations so far, `idle` sides in a row with no unit
-    /// left, `turn` the side to move, `cursors` per side the next unit to consider.
-    In {
-        begun: u32,
-        idle: usize,
-        turn: usize,
-        cursors: Vec<usize>,
-    },
-}
-
 /// One configuration of the engagement. Field order is the expansion order (see the module
-/// doc): round first, then stage.
+/// doc): round first, then activations begun in it, then the stage.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Config {
     round: u32,
+    /// Activations begun this round (0 before it).
+    begun: u32,
     stage: Stage,
     state: State,
     /// Per unit and `Command::index`, declarations so far.
@@ -64,6 +53,28 @@ struct Config {
 /// An engagement over: the units, the declarations and the rounds begun.
 type Ended = (State, Vec<[u32; 3]>, u32);
 
+/// An activation about to be played: the round, the activations begun before it, the round's
+/// turns already past it, and the activated unit.
+struct Activation {
+    round: u32,
+    begun: u32,
+    turns: Turns,
+    unit: usize,
+}
+
+/// Whether a unit has a model on the table in `s`, as the schedule asks it.
+pub(super) fn alive_in(s: &State) -> impl Fn(usize) -> bool + '_ {
+    move |u| s[u].alive > 0
+}
+
+/// A new round in `s`: tokens and restrictions last until the end of the round.
+pub(super) fn start_round(s: &mut State) {
+    for u in s {
+        u.restrictions = 0;
+        u.token = false;
+    }
+}
+
 /// The final distribution of an engagement: per end, its probability.
 /// `policy` says what `best` orders take; a `best` order it does not cover is refused.
 pub fn play(
@@ -71,164 +82,230 @@ pub fn play(
     e: &Engagement,
     policy: Option<&Policy>,
 ) -> Result<Dist<Ended>, Why> {
-    let scenario = ctx.plan.scenario();
-    let sides = e.sides.len();
-    let mut side_units = vec![Vec::new(); sides];
-    for (u, &side) in e.side_of.iter().enumerate() {
-        side_units[side].push(u);
+    let mut programme = Programme {
+        ctx,
+        e,
+        schedule: Schedule::new(e),
+        policy,
+        work: Dist::new(),
+        ended: Dist::new(),
+    };
+    let start = programme.start();
+    add(&mut programme.work, start, 1.0);
+    while let Some((config, p)) = programme.work.pop_first() {
+        programme.expand(config, p)?;
     }
-    let ends = |s: &State| {
-        e.until == Until::Destroyed && on_table(e, s).into_iter().filter(|&t| t).count() <= 1
-    };
-    let start = Config {
-        round: 1,
-        stage: Stage::Before,
-        state: scenario
-            .units
-            .iter()
-            .map(|u| UnitState::starting(u.alive()))
-            .collect(),
-        declared: vec![[0; 3]; scenario.units.len()],
-    };
-    let mut work: Dist<Config> = Dist::new();
-    add(&mut work, start, 1.0);
-    let mut ended: Dist<Ended> = Dist::new();
-    while let Some((c, p)) = work.pop_first() {
-        let Config {
-            round,
-            stage,
-            mut state,
-            mut declared,
-        } = c;
-        match stage {
-            Stage::Before => {
-                if round > e.rounds || ends(&state) {
-                    add(&mut ended, (state, declared, round - 1), p);
-                    continue;
-                }
-                // Tokens and restrictions last until the end of the round.
-                for u in &mut state {
-                    u.restrictions = 0;
-                    u.token = false;
-                }
-                let firsts: Vec<(usize, f64)> = match e.first {
-                    First::Side(side) => vec![(side, 1.0)],
-                    First::Alternate => vec![((round as usize - 1) % sides, 1.0)],
-                    First::Random => (0..sides).map(|side| (side, 1.0 / sides as f64)).collect(),
-                };
-                for (turn, q) in firsts {
-                    let c = Config {
-                        round,
-                        stage: Stage::In {
-                            begun: 0,
-                            idle: 0,
-                            turn,
-                            cursors: vec![0; sides],
-                        },
-                        state: state.clone(),
-                        declared: declared.clone(),
-                    };
-                    add(&mut work, c, p * q);
-                }
-            }
-            Stage::In {
-                begun,
-                idle,
-                turn,
-                mut cursors,
-            } => {
-                let units = &side_units[turn];
-                let mut next = cursors[turn];
-                while next < units.len() && state[units[next]].alive == 0 {
-                    next += 1;
-                }
-                let later = (turn + 1) % sides;
-                if next >= units.len() {
-                    cursors[turn] = next;
-                    let stage = if idle + 1 < sides {
-                        Stage::In {
-                            begun,
-                            idle: idle + 1,
-                            turn: later,
-                            cursors,
-                        }
-                    } else {
-                        // No side has a unit left: the round is over.
-                        add(
-                            &mut work,
-                            Config {
-                                round: round + 1,
-                                stage: Stage::Before,
-                                state,
-                                declared,
-                            },
-                            p,
-                        );
-                        continue;
-                    };
-                    add(
-                        &mut work,
-                        Config {
-                            round,
-                            stage,
-                            state,
-                            declared,
-                        },
-                        p,
-                    );
-                    continue;
-                }
-                cursors[turn] = next + 1;
-                let unit = units[next];
-                let mut outcomes: Dist<State> = Dist::new();
-                match choose(ctx, e, policy, &side_units, &cursors, &state, unit, round)? {
-                    Some((i, followed)) => {
-                        declared[unit][followed.command().index()] += 1;
-                        ctx.declare(&state, unit, followed, &mut |q, s, _| {
-                            add(&mut outcomes, s, q)
-                        })
-                        .map_err(|reason| Why {
-                            order: Some((unit, i)),
-                            reason,
-                        })?;
-                    }
-                    None => add(&mut outcomes, state, 1.0),
-                }
-                for (s, q) in outcomes {
-                    if ends(&s) {
-                        add(&mut ended, (s, declared.clone(), round), p * q);
-                        continue;
-                    }
-                    let c = Config {
-                        round,
-                        stage: Stage::In {
-                            begun: begun + 1,
-                            idle: 0,
-                            turn: later,
-                            cursors: cursors.clone(),
-                        },
-                        state: s,
-                        declared: declared.clone(),
-                    };
-                    add(&mut work, c, p * q);
-                }
-                if work.len() + ended.len() > MAX_STATES {
-                    return Err(format!(
-                        "the dynamic programme holds {} distinct configurations, over the limit \
-                         of {MAX_STATES}; {}",
-                        work.len() + ended.len(),
-                        super::state::breakdown_of_configurations(
-                            work.keys()
-                                .map(|c| &c.state)
-                                .chain(ended.keys().map(|e| &e.0))
-                        )
-                    )
-                    .into());
-                }
-            }
+    Ok(programme.ended)
+}
+
+/// The programme under way: what it plays, the configurations still to expand (each with its
+/// probability) and the ends reached.
+struct Programme<'c, 'a, 'e> {
+    ctx: &'c mut Ctx<'a>,
+    e: &'e Engagement,
+    schedule: Schedule,
+    policy: Option<&'e Policy>,
+    work: Dist<Config>,
+    ended: Dist<Ended>,
+}
+
+impl Programme<'_, '_, '_> {
+    /// Before the first round, every unit as the scenario sets it up.
+    fn start(&self) -> Config {
+        let units = &self.ctx.plan.scenario().units;
+        Config {
+            round: 1,
+            begun: 0,
+            stage: Stage::Before,
+            state: units
+                .iter()
+                .map(|u| UnitState::starting(u.alive()))
+                .collect(),
+            declared: vec![[0; 3]; units.len()],
         }
     }
-    Ok(ended)
+
+    /// Takes `config`, of probability `p`, one move on.
+    fn expand(&mut self, config: Config, p: f64) -> Result<(), Why> {
+        let Config {
+            round,
+            begun,
+            stage,
+            state,
+            declared,
+        } = config;
+        let mut turns = match stage {
+            Stage::Before => {
+                self.open_round(round, state, declared, p);
+                return Ok(());
+            }
+            Stage::In(turns) => turns,
+        };
+        let c = match self.schedule.next(&mut turns, alive_in(&state)) {
+            Next::Activate { unit, .. } => {
+                let at = Activation {
+                    round,
+                    begun,
+                    turns,
+                    unit,
+                };
+                return self.activate(at, state, declared, p);
+            }
+            Next::Pass => Config {
+                round,
+                begun,
+                stage: Stage::In(turns),
+                state,
+                declared,
+            },
+            Next::RoundOver => Config {
+                round: round + 1,
+                begun: 0,
+                stage: Stage::Before,
+                state,
+                declared,
+            },
+        };
+        add(&mut self.work, c, p);
+        Ok(())
+    }
+
+    /// Round `round` from `state`: over before it starts, or opened by each side that may
+    /// open it.
+    fn open_round(&mut self, round: u32, mut state: State, declared: Vec<[u32; 3]>, p: f64) {
+        if self.schedule.over_before(round, alive_in(&state)) {
+            add(&mut self.ended, (state, declared, round - 1), p);
+            return;
+        }
+        start_round(&mut state);
+        for (side, q) in self.schedule.first_side(round).chances() {
+            let c = Config {
+                round,
+                begun: 0,
+                stage: Stage::In(self.schedule.open(side)),
+                state: state.clone(),
+                declared: declared.clone(),
+            };
+            add(&mut self.work, c, p * q);
+        }
+    }
+
+    /// Plays `at`'s activation from `state`, of probability `p`: each outcome ends the
+    /// engagement or goes on to the next move.
+    fn activate(
+        &mut self,
+        at: Activation,
+        state: State,
+        mut declared: Vec<[u32; 3]>,
+        p: f64,
+    ) -> Result<(), Why> {
+        let unit = at.unit;
+        let mut outcomes: Dist<State> = Dist::new();
+        match self.choose(at.turns.cursors(), &state, unit, at.round)? {
+            Some((i, followed)) => {
+                declared[unit][followed.command().index()] += 1;
+                self.ctx
+                    .declare(&state, unit, followed, &mut |q, s, _| {
+                        add(&mut outcomes, s, q)
+                    })
+                    .map_err(|reason| Why {
+                        order: Some((unit, i)),
+                        reason,
+                    })?;
+            }
+            None => add(&mut outcomes, state, 1.0),
+        }
+        for (s, q) in outcomes {
+            if self.schedule.decided(alive_in(&s)) {
+                add(&mut self.ended, (s, declared.clone(), at.round), p * q);
+                continue;
+            }
+            let c = Config {
+                round: at.round,
+                begun: at.begun + 1,
+                stage: Stage::In(at.turns.clone()),
+                state: s,
+                declared: declared.clone(),
+            };
+            add(&mut self.work, c, p * q);
+        }
+        self.within_limit()
+    }
+
+    /// Refuses a programme over [`MAX_STATES`] configurations, saying what keeps them apart.
+    fn within_limit(&self) -> Result<(), Why> {
+        let held = self.work.len() + self.ended.len();
+        if held <= MAX_STATES {
+            return Ok(());
+        }
+        let states = self
+            .work
+            .keys()
+            .map(|c| &c.state)
+            .chain(self.ended.keys().map(|e| &e.0));
+        Err(format!(
+            "the dynamic programme holds {held} distinct configurations, over the limit of \
+             {MAX_STATES}; {}",
+            super::state::breakdown_of_configurations(states)
+        )
+        .into())
+    }
+
+    /// The order `unit` takes from `s`: as [`applicable`], a `best` order taking the option
+    /// the policy advises at this moment (`cursors`: each side's next unit to consider, past
+    /// this one).
+    fn choose(
+        &self,
+        cursors: &[usize],
+        s: &State,
+        unit: usize,
+        round: u32,
+    ) -> Result<Option<(usize, Followed)>, Why> {
+        let e = self.e;
+        let Some((i, declarable)) = applicable(self.ctx, e, s, unit, round)? else {
+            return Ok(None);
+        };
+        // A plain order, or a `best` one with one option it can declare, needs no advice (play
+        // falls back to the first option it can declare, as here).
+        if matches!(e.orders[unit][i].order, Given::Order(_)) || declarable.len() == 1 {
+            return Ok(Some((i, declarable[0].1)));
+        }
+        let advised = self
+            .policy
+            .and_then(|p| p.option(&moment(&self.schedule, cursors, s, unit, round), i))
+            .and_then(|k| declarable.iter().find(|(j, _)| *j == k));
+        match advised {
+            Some(&(_, followed)) => Ok(Some((i, followed))),
+            None => Err(Why {
+                order: Some((unit, i)),
+                reason: "no advice covers this state (`rollcall advise` works it out)".into(),
+            }),
+        }
+    }
+}
+
+/// The metrics an engagement's end determines, in [`Engagement::metric_names`] order up to the
+/// declaration counts: each unit's row, each side's, then the engagement's (`rounds` begun).
+pub(super) fn end_values(schedule: &Schedule, s: &State, rounds: u32, out: &mut Vec<i64>) {
+    out.clear();
+    for x in s {
+        out.extend(super::unit_metrics(x).values());
+    }
+    let winner = schedule.winner(alive_in(s));
+    for side in 0..schedule.sides() {
+        out.extend(
+            SideMetrics {
+                won: i64::from(winner == Some(side)),
+            }
+            .values(),
+        );
+    }
+    out.extend(
+        EngagementMetrics {
+            rounds: i64::from(rounds),
+        }
+        .values(),
+    );
 }
 
 /// An order that applies: its index among the unit's orders, and the options that can be
@@ -275,44 +352,10 @@ pub(super) fn applicable(
     Ok(None)
 }
 
-/// The order `unit` takes from `s`: as [`applicable`], a `best` order taking the option
-/// `policy` advises at this moment (`cursors`: each side's next unit to consider, past this
-/// one).
-#[allow(clippy::too_many_arguments)]
-fn choose(
-    ctx: &Ctx<'_>,
-    e: &Engagement,
-    policy: Option<&Policy>,
-    side_units: &[Vec<usize>],
-    cursors: &[usize],
-    s: &State,
-    unit: usize,
-    round: u32,
-) -> Result<Option<(usize, Followed)>, Why> {
-    let Some((i, declarable)) = applicable(ctx, e, s, unit, round)? else {
-        return Ok(None);
-    };
-    // A plain order, or a `best` one with one option it can declare, needs no advice (play
-    // falls back to the first option it can declare, as here).
-    if matches!(e.orders[unit][i].order, Given::Order(_)) || declarable.len() == 1 {
-        return Ok(Some((i, declarable[0].1)));
-    }
-    let advised = policy
-        .and_then(|p| p.option(&moment(side_units, cursors, s, unit, round), i))
-        .and_then(|k| declarable.iter().find(|(j, _)| *j == k));
-    match advised {
-        Some(&(_, followed)) => Ok(Some((i, followed))),
-        None => Err(Why {
-            order: Some((unit, i)),
-            reason: "no advice covers this state (`rollcall advise` works it out)".into(),
-        }),
-    }
-}
-
 /// The moment of `unit`'s activation in `s`, as the advice keys it; `cursors` are each side's
 /// next unit to consider, already past this one.
 pub(super) fn moment(
-    side_units: &[Vec<usize>],
+    schedule: &Schedule,
     cursors: &[usize],
     s: &State,
     unit: usize,
@@ -321,7 +364,7 @@ pub(super) fn moment(
     Moment {
         round,
         unit,
-        cursors: still_to_activate(side_units, cursors, |u| s[u].alive > 0),
+        cursors: schedule.remaining(cursors, alive_in(s)),
         units: s
             .iter()
             .map(|u| UnitKey {
@@ -370,11 +413,4 @@ impl Situation for Exact<'_, '_> {
     fn in_range(&mut self) -> bool {
         self.ctx.enemy_in_range(self.s, self.unit)
     }
-}
-
-/// Per side, whether it has a model on the table.
-pub(super) fn on_table(e: &Engagement, s: &State) -> Vec<bool> {
-    (0..e.sides.len())
-        .map(|side| (0..s.len()).any(|u| e.side_of[u] == side && s[u].alive > 0))
-        .collect()
 }

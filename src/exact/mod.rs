@@ -31,8 +31,9 @@ mod layouts;
 mod state;
 pub mod validate;
 
-use crate::metrics::{EngagementMetrics, SideMetrics, StepMetrics, UnitMetrics};
+use crate::metrics::{StepMetrics, UnitMetrics};
 use crate::output::{ExactMetric, ExactReport, ExactVariant};
+use crate::rules::engagement::Schedule;
 use crate::rules::Plan;
 use crate::scenario::{Engagement, Scenario, ScenarioSet};
 use commands::Ctx;
@@ -185,28 +186,10 @@ pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Ref
     let named = e.declared_commands();
     let names = e.metric_names(&scenario.units);
     let mut pmfs: Vec<BTreeMap<i64, f64>> = vec![BTreeMap::new(); names.len()];
+    let schedule = Schedule::new(e);
     let mut values = Vec::with_capacity(names.len());
     for ((s, declared, rounds), &p) in &ended {
-        values.clear();
-        for x in s {
-            values.extend(unit_metrics(x).values());
-        }
-        let on_table = engagement::on_table(e, s);
-        let standing = on_table.iter().filter(|&&t| t).count();
-        for &t in &on_table {
-            values.extend(
-                SideMetrics {
-                    won: i64::from(standing == 1 && t),
-                }
-                .values(),
-            );
-        }
-        values.extend(
-            EngagementMetrics {
-                rounds: i64::from(*rounds),
-            }
-            .values(),
-        );
+        engagement::end_values(&schedule, s, *rounds, &mut values);
         for (counts, commands) in declared.iter().zip(&named) {
             values.extend(commands.iter().map(|c| i64::from(counts[c.index()])));
         }

@@ -98,8 +98,8 @@ pub struct World {
     pub(crate) enemies: Vec<Base>,
     pub(crate) anchors: Vec<Point>,
     pub(crate) placed: Vec<Point>,
-    /// An engagement's round: per side, the next of its units to consider activating.
-    pub(crate) cursors: Vec<usize>,
+    /// An engagement's round: whose turn it is and, per side, the next unit to consider.
+    pub(crate) turns: super::engagement::schedule::Turns,
 }
 
 impl World {
@@ -129,7 +129,7 @@ impl World {
             enemies: Vec::new(),
             anchors: Vec::new(),
             placed: Vec::new(),
-            cursors: Vec::new(),
+            turns: Default::default(),
         }
     }
 

@@ -1,28 +1,32 @@
 //! Engagements: rounds in which the sides take turns activating one unit each, every unit
 //! taking the first of its orders whose condition holds and whose command can be declared.
 //!
-//! [`Prepared`] is what the plan works out once: each side's units and where each metric of
-//! the arm goes; [`play`] plays one engagement into them. A condition is answered by
-//! [`Activation`], the [`Situation`] of the activated unit in the trial's [`World`]. Orders
-//! are declared through [`commands::declare`], exactly as steps are, so tokens, restrictions,
-//! response windows and Call of the Masters behave the same. A `best` order declares the
-//! option the plan's [`Policy`] advises at the [`Moment`] of the activation.
+//! [`Prepared`] is what the plan works out once: the [`Schedule`] (who activates next) and
+//! where each metric of the arm goes; [`play`] plays one engagement into them. A condition is
+//! answered by [`Activation`], the [`Situation`] of the activated unit in the trial's
+//! [`World`]. Orders are declared through [`commands::declare`], exactly as steps are, so
+//! tokens, restrictions, response windows and Call of the Masters behave the same. A `best`
+//! order declares the option the plan's [`Policy`] advises at the [`Moment`] of the
+//! activation.
 
 pub mod policy;
 pub(crate) mod prepared;
+pub mod schedule;
 
 pub use policy::{Moment, Policy, UnitKey};
 pub use prepared::Prepared;
+pub use schedule::Schedule;
 
 use super::commands;
 use super::plan::Plan;
 use super::shoot;
 use super::world::Restrictions;
-use super::world::World;
+use super::world::{UnitState, World};
 use crate::condition::Situation;
 use crate::engine::Draws;
 use crate::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
-use crate::scenario::{Engagement, First, Given, Until};
+use crate::scenario::{Engagement, Given};
+use schedule::{FirstSide, Next};
 
 /// Plays one engagement from the starting state, writing the arm's metrics into the start of
 /// `out` (laid out as [`Engagement::metric_names`] lists them).
@@ -37,56 +41,75 @@ pub fn play<'p, D: Draws<'p>>(
     let out = &mut out[..prepared.len];
     world.reset(plan, 1);
     out.fill(0);
-    let sides = engagement.sides.len();
-    let ends = |world: &World| {
-        engagement.until == Until::Destroyed && sides_on_table(engagement, world).nth(1).is_none()
-    };
-    let mut rounds = 0;
-    'rounds: for round in 1..=engagement.rounds {
-        if ends(world) {
-            break;
+    let mut round = 1;
+    let rounds = loop {
+        if prepared.schedule.over_before(round, on_table(&world.units)) {
+            break round - 1;
         }
         world.start_round(round);
-        rounds = round;
-        let mut turn = match engagement.first {
-            First::Side(s) => s,
-            First::Alternate => (round as usize - 1) % sides,
-            // A draw only when there is a choice.
-            First::Random if sides > 1 => draws.uniform(sides as u32) as usize,
-            First::Random => 0,
-        };
-        world.cursors.clear();
-        world.cursors.resize(sides, 0);
-        // Sides in a row with no unit left to activate; the round ends when all are.
-        let mut idle = 0;
-        while idle < sides {
-            let units = &prepared.side_units[turn];
-            let mut next = world.cursors[turn];
-            while next < units.len() && world.units[units[next]].alive == 0 {
-                next += 1;
-            }
-            if next < units.len() {
-                world.cursors[turn] = next + 1;
+        if play_round(plan, engagement, prepared, world, draws, out) == Played::Decided {
+            break round;
+        }
+        round += 1;
+    };
+    write_ends(prepared, world, rounds, out);
+}
+
+/// Whether a unit has a model on the table, as the schedule asks it.
+fn on_table(units: &[UnitState]) -> impl Fn(usize) -> bool + '_ {
+    move |u| units[u].alive > 0
+}
+
+/// How a round ended.
+#[derive(PartialEq)]
+enum Played {
+    /// Every side passed.
+    Through,
+    /// An activation decided the engagement.
+    Decided,
+}
+
+/// Plays the world's round: the first side (drawn when the schedule says so), then every
+/// activation in the schedule's order.
+fn play_round<'p, D: Draws<'p>>(
+    plan: &'p Plan,
+    engagement: &'p Engagement,
+    prepared: &Prepared,
+    world: &mut World,
+    draws: &mut D,
+    out: &mut [i64],
+) -> Played {
+    let schedule = &prepared.schedule;
+    let first = match schedule.first_side(world.round) {
+        FirstSide::Known(side) => side,
+        FirstSide::Drawn(sides) => draws.uniform(sides) as usize,
+    };
+    schedule.reopen(&mut world.turns, first);
+    loop {
+        match schedule.next(&mut world.turns, on_table(&world.units)) {
+            Next::Activate { side, unit } => {
                 // The rest of the engagement depends on the round, whose turn it is, where
                 // each side's cursor stands, the world, and the counts written so far.
                 draws.at_state(|key| {
-                    key.extend([u64::from(round), turn as u64]);
-                    key.extend(world.cursors.iter().map(|&c| c as u64));
+                    key.extend([u64::from(world.round), side as u64]);
+                    key.extend(world.turns.cursors().iter().map(|&c| c as u64));
                     world.state_key(key);
                     key.extend(out.iter().map(|&v| v as u64));
                 });
-                activate(plan, engagement, prepared, world, units[next], draws, out);
-                idle = 0;
-                if ends(world) {
-                    break 'rounds;
+                activate(plan, engagement, prepared, world, unit, draws, out);
+                if schedule.decided(on_table(&world.units)) {
+                    return Played::Decided;
                 }
-            } else {
-                world.cursors[turn] = next;
-                idle += 1;
             }
-            turn = (turn + 1) % sides;
+            Next::Pass => {}
+            Next::RoundOver => return Played::Through,
         }
     }
+}
+
+/// Writes what the engagement's end determines: each unit's row, each side's (won), and the
+/// engagement's (`rounds` begun).
+fn write_ends(prepared: &Prepared, world: &World, rounds: u32, out: &mut [i64]) {
     for (state, slot) in world
         .units
         .iter()
@@ -94,11 +117,7 @@ pub fn play<'p, D: Draws<'p>>(
     {
         state.metrics().write(slot);
     }
-    let mut standing = sides_on_table(engagement, world);
-    let winner = match (standing.next(), standing.next()) {
-        (Some(s), None) => Some(s),
-        _ => None,
-    };
+    let winner = prepared.schedule.winner(on_table(&world.units));
     for (s, slot) in out[prepared.sides_at..prepared.engagement_at]
         .chunks_exact_mut(SideMetrics::LEN)
         .enumerate()
@@ -112,20 +131,6 @@ pub fn play<'p, D: Draws<'p>>(
         rounds: i64::from(rounds),
     }
     .write(&mut out[prepared.engagement_at..prepared.engagement_at + EngagementMetrics::LEN]);
-}
-
-/// The sides that have a model on the table, in order.
-fn sides_on_table<'a>(
-    engagement: &'a Engagement,
-    world: &'a World,
-) -> impl Iterator<Item = usize> + 'a {
-    (0..engagement.sides.len()).filter(move |&s| {
-        engagement
-            .side_of
-            .iter()
-            .zip(&world.units)
-            .any(|(&side, u)| side == s && u.alive > 0)
-    })
 }
 
 /// One activation of `unit`: the first of its orders whose condition holds and which can be
@@ -167,7 +172,7 @@ fn activate<'p, D: Draws<'p>>(
     }
 }
 
-/// The moment of `unit`'s activation, as the advice keys it (the world's cursors already past
+/// The moment of `unit`'s activation, as the advice keys it (the world's turns already past
 /// the unit).
 fn moment(plan: &Plan, prepared: &Prepared, world: &mut World, unit: usize) -> Moment {
     let full: Vec<u32> = plan.scenario().units.iter().map(|u| u.hp).collect();
@@ -200,9 +205,9 @@ fn moment(plan: &Plan, prepared: &Prepared, world: &mut World, unit: usize) -> M
     Moment {
         round: world.round,
         unit,
-        cursors: policy::still_to_activate(&prepared.side_units, &world.cursors, |u| {
-            world.units[u].alive > 0
-        }),
+        cursors: prepared
+            .schedule
+            .remaining(world.turns.cursors(), on_table(&world.units)),
         units,
     }
 }

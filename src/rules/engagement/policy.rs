@@ -5,9 +5,9 @@
 //! A [`Moment`] holds what the rest of the engagement depends on when a unit is activated:
 //! the round, the unit, which units of each side are still to activate this round, and every
 //! unit's counts, restrictions and token. Who is still to activate is kept canonical
-//! ([`still_to_activate`]): a unit with no model on the table is skipped whenever its turn
-//! comes, and none ever comes back, so a side's cursor is moved past such units at once. Two
-//! histories that leave the same moment then share one entry, however they got there.
+//! ([`super::Schedule::remaining`]): a unit with no model on the table is skipped whenever its
+//! turn comes, and none ever comes back, so a side's cursor is moved past such units at once.
+//! Two histories that leave the same moment then share one entry, however they got there.
 
 use std::collections::HashMap;
 
@@ -34,25 +34,6 @@ pub struct Moment {
     /// this round, past the activated unit and past units with no model on the table.
     pub cursors: Vec<usize>,
     pub units: Vec<UnitKey>,
-}
-
-/// Moves each side's cursor past its units with no model on the table (`alive(u)` false).
-pub fn still_to_activate(
-    side_units: &[Vec<usize>],
-    cursors: &[usize],
-    alive: impl Fn(usize) -> bool,
-) -> Vec<usize> {
-    side_units
-        .iter()
-        .zip(cursors)
-        .map(|(units, &c)| {
-            let mut c = c.min(units.len());
-            while c < units.len() && !alive(units[c]) {
-                c += 1;
-            }
-            c
-        })
-        .collect()
 }
 
 /// What a `best` order takes at each moment of decision: the index of the unit's order and

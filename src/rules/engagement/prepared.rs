@@ -1,14 +1,15 @@
-//! What an engagement works out before any trial: each side's units in activation order, and
-//! where each metric of the arm goes. It reads only the scenario, so the plan can hold it
-//! without depending on the driver that uses it.
+//! What an engagement works out before any trial: its schedule (each side's units in
+//! activation order), and where each metric of the arm goes. It reads only the scenario, so
+//! the plan can hold it without depending on the driver that uses it.
 
+use super::schedule::Schedule;
 use crate::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use crate::scenario::{Engagement, Unit};
 
 /// An engagement's precomputation.
 pub struct Prepared {
-    /// Per side, its units in file order: the order it activates them.
-    pub(super) side_units: Vec<Vec<usize>>,
+    /// Who activates next.
+    pub(super) schedule: Schedule,
     /// Per unit and `Command::index`, the slot (from the arm's first metric) counting its
     /// declarations, for the commands that have one.
     pub(super) declared: Vec<[Option<usize>; 3]>,
@@ -21,10 +22,6 @@ pub struct Prepared {
 
 impl Prepared {
     pub fn new(units: &[Unit], engagement: &Engagement) -> Prepared {
-        let mut side_units = vec![Vec::new(); engagement.sides.len()];
-        for (u, &s) in engagement.side_of.iter().enumerate() {
-            side_units[s].push(u);
-        }
         let sides_at = units.len() * UnitMetrics::LEN;
         let engagement_at = sides_at + engagement.sides.len() * SideMetrics::LEN;
         let mut slot = engagement_at + EngagementMetrics::LEN;
@@ -41,7 +38,7 @@ impl Prepared {
             })
             .collect();
         Prepared {
-            side_units,
+            schedule: Schedule::new(engagement),
             declared,
             sides_at,
             engagement_at,
