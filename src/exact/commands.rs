@@ -1,7 +1,7 @@
 //! One step of the dynamic programme: a command declared from one state, expanded into every
 //! state it can lead to with its probability and the step's metrics.
 //!
-//! This restates the rules (README, "Rules choices where the rules are silent") over unit
+//! This restates the rules (docs/rules.md, "Choices where the rules are silent") over unit
 //! counts instead of models: eligibility (with the target rules' pick, [`Ctx::eligible`]), the
 //! response window (Defend, Covering Fire, random answers), Rally (doubled by Call of the
 //! Masters, each use capped at the spots its placement finds), Shoot with per-model HP,
@@ -409,7 +409,7 @@ impl<'a> Ctx<'a> {
         if uses == 2 && pristine && room >= missing {
             // When the first use found a spot for every missing model, the second one does
             // too: its greedy search retraces the first's, skipping the spots now taken
-            // (README, "Call of the Masters' Rally, and why it is fast"). So the layout
+            // (docs/exact.md, "Call of the Masters' Rally, and why it is fast"). So the layout
             // depends only on how many came back in all: the first that many spots.
             let mut total = vec![0.0; missing as usize + 1];
             for (k1, &p1) in after_first.iter().enumerate().filter(|&(_, &p)| p > 0.0) {
