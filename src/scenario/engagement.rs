@@ -2,8 +2,9 @@
 //! [`Engagement`].
 
 use super::error::Context;
+use super::orders::{order, OrderKeys, ORDERS};
 use super::raw::{RawFile, RawOrder};
-use super::validate::{order, OrderKeys, ORDERS};
+use super::values::count;
 use super::{Engagement, First, Given, GivenOrder, Order, ScenarioError, Unit, Until};
 use crate::condition::Condition;
 use crate::config::suggest::{hint, quoted, quoted_list, unknown_id, unknown_value};
@@ -71,7 +72,7 @@ pub(super) fn engagement(
     let side_names: Vec<&str> = sides.iter().map(String::as_str).collect();
     let rounds = match e.rounds {
         None => DEFAULT_ROUNDS as u32,
-        Some(r) => super::validate::count(ctx, "engagement.rounds", r, 1, MAX_ROUNDS)?,
+        Some(r) => count(ctx, "engagement.rounds", r, 1, MAX_ROUNDS)?,
     };
     if let Some(keyword) = e
         .first

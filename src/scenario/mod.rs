@@ -1,17 +1,22 @@
 //! Scenario files: TOML text -> [`raw`] serde structs -> a validated [`Scenario`].
 //!
-//! Loading happens in two stages so that every check lives in one place (`validate`) and the
-//! rules and the engine never see a string or a path. `--set` overrides and `[sweep]` grid
+//! Loading happens in two stages so that every check lives in validation (`build` assembles
+//! the scenario from `units`, `orders`, `engagement` and the card game's own checks, with the
+//! single-value checks of `values`) and the rules and the engine never see a string or a
+//! path. `--set` overrides and `[sweep]` grid
 //! points are applied to the TOML value tree before validation, so an override is checked
 //! exactly like a key written in the file.
 
+mod build;
 mod designs;
 mod engagement;
 mod error;
 mod keys;
+mod orders;
 mod overrides;
 pub mod raw;
-mod validate;
+mod units;
+mod values;
 
 pub use error::ScenarioError;
 pub use overrides::{parse_setting, Setting};
@@ -77,7 +82,7 @@ pub struct Unit {
     /// Base diameter in inches.
     pub base: f64,
     /// The Resolve test Rally rolls; `None` for a unit that never Rallies (validation refuses
-    /// a Rally by such a unit: `validate::rally_needs_resolve`).
+    /// a Rally by such a unit: `orders::rally_needs_resolve`).
     pub resolve: Option<DiceTest>,
     pub defense: Option<DiceTest>,
     pub weapon: Option<Weapon>,
@@ -401,7 +406,7 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
     })?;
     // Read from the text as written, so a value of the wrong type is shown at its line.
     let raw: RawFile = typed::from_text(file, text, &written, keys::FILE)?;
-    validate::sizes(
+    build::sizes(
         &error::Context {
             file: file.to_string(),
         },
@@ -509,7 +514,7 @@ fn sweep_point(
     }
     Ok(Variant {
         params,
-        scenario: validate::scenario(ctx, raw)?,
+        scenario: build::scenario(ctx, raw)?,
         designs: Vec::new(),
     })
 }
