@@ -8,7 +8,8 @@ use super::orders::{self, MAX_CHOICES, MAX_STEPS};
 use super::raw::*;
 use super::units::{self, MAX_UNITS};
 use super::values::{finite, positive};
-use super::{Choice, Options, Scenario, ScenarioError};
+use super::{Game, Options, Scenario, ScenarioError, Unit};
+use crate::cards::CardGame;
 use crate::config::is_identifier;
 use crate::config::limits::MAX_NAME;
 use crate::config::suggest::{clip, quoted};
@@ -64,25 +65,7 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
         .transpose()?;
     let battlefield = battlefield(ctx, raw.battlefield.as_ref())?;
     let units = units::units(ctx, &raw.unit, &battlefield)?;
-    let engagement = engagement(ctx, &raw, &units)?;
-    let choices = if engagement.is_some() {
-        // The engagement plays in the one arm; `set` choices make one scenario per arm
-        // (`super::designs`).
-        vec![Choice {
-            id: String::new(),
-            steps: Vec::new(),
-        }]
-    } else if cards.is_some() {
-        if !raw.step.is_empty() || !raw.choice.is_empty() {
-            return Err(ctx.invalid(
-                "cards",
-                "a card-game scenario has no [[step]] or [[choice]]; its plays are in [cards.players.<P>]",
-            ));
-        }
-        Vec::new()
-    } else {
-        orders::choices(ctx, &raw, &units)?
-    };
+    let game = game(ctx, &raw, &units, cards)?;
     Ok(Scenario {
         name,
         trials,
@@ -90,10 +73,26 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
         options,
         battlefield,
         units,
-        choices,
-        cards,
-        engagement,
+        game,
     })
+}
+
+/// What the file plays: its `[engagement]` (which refuses `[cards]` beside it), its card game
+/// `cards` (validated already), or its step lists.
+fn game(ctx: &Context, raw: &RawFile, units: &[Unit], cards: Option<CardGame>) -> Result<Game> {
+    if let Some(engagement) = engagement(ctx, raw, units)? {
+        return Ok(Game::Engagement(engagement));
+    }
+    let Some(cards) = cards else {
+        return orders::choices(ctx, raw, units).map(Game::Steps);
+    };
+    if !raw.step.is_empty() || !raw.choice.is_empty() {
+        return Err(ctx.invalid(
+            "cards",
+            "a card-game scenario has no [[step]] or [[choice]]; its plays are in [cards.players.<P>]",
+        ));
+    }
+    Ok(Game::Cards(cards))
 }
 
 fn name(ctx: &Context, name: &str) -> Result<String> {

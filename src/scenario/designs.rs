@@ -11,7 +11,7 @@ use super::keys::FILE;
 use super::overrides::{self, split_path, Setting};
 use super::raw::RawFile;
 use super::{build, orders};
-use super::{Scenario, ScenarioError};
+use super::{Game, Scenario, ScenarioError};
 use crate::config::suggest::clip_line;
 use crate::config::typed;
 
@@ -94,15 +94,18 @@ pub(super) fn arms(
             })?;
         let mut scenario =
             build::scenario(ctx, arm_raw).map_err(|e| in_choice(e, &c.id, c.set.as_ref()))?;
-        if scenario.cards.is_some() {
-            return Err(ctx.invalid(
-                "cards",
-                "a card-game scenario has no [[step]] or [[choice]]; its plays are in \
-                 [cards.players.<P>]",
-            ));
-        }
-        for choice in &mut scenario.choices {
-            choice.id = c.id.clone();
+        match &mut scenario.game {
+            Game::Steps(choices) => choices
+                .iter_mut()
+                .for_each(|choice| choice.id = c.id.clone()),
+            Game::Engagement(engagement) => engagement.choice = c.id.clone(),
+            Game::Cards(_) => {
+                return Err(ctx.invalid(
+                    "cards",
+                    "a card-game scenario has no [[step]] or [[choice]]; its plays are in \
+                     [cards.players.<P>]",
+                ))
+            }
         }
         arms.push(scenario);
     }

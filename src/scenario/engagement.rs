@@ -123,6 +123,7 @@ pub(super) fn engagement(
         orders.push(unit_orders(ctx, i, &u.orders, units)?);
     }
     let mut engagement = Engagement {
+        choice: String::new(),
         rounds,
         first,
         until,
