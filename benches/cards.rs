@@ -18,6 +18,7 @@ use rand::Rng;
 use rollcall::cards::zones::{below, remove_in_order};
 use rollcall::cards::{CardPlan, Plays};
 use rollcall::engine::{self, stream, Monitor, Plain, RunSpec, Shard, Trial};
+use rollcall::scenario::Game;
 use rollcall::stats::Histogram;
 use std::hint::black_box;
 
@@ -25,11 +26,9 @@ fn plan(text: &str) -> CardPlan {
     // The set path is relative to the scenario file: parse as if read from configs/.
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/bench.toml");
     let set = rollcall::scenario::parse(text, file, &[]).expect("bench scenario loads");
-    let game = set.variants[0]
-        .scenario
-        .cards
-        .as_ref()
-        .expect("a card game");
+    let Game::Cards(game) = &set.variants[0].scenario().game else {
+        panic!("a card game")
+    };
     CardPlan::compile(game)
 }
 

@@ -48,7 +48,7 @@ target = "target"
 
 fn plan(text: &str) -> Plan {
     let set = rollcall::scenario::parse(text, "bench", &[]).expect("shipped scenario loads");
-    Plan::compile(&set.variants[0].scenario)
+    Plan::compile(set.variants[0].scenario())
 }
 
 fn baseline(c: &mut Criterion) {

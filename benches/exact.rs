@@ -14,6 +14,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use rollcall::exact;
 use rollcall::rules::Plan;
+use rollcall::scenario::Game;
 use std::hint::black_box;
 
 const HORDE: &str = r#"
@@ -37,7 +38,7 @@ command = "rally"
 
 fn doubled_rally(c: &mut Criterion) {
     let set = rollcall::scenario::parse(HORDE, "bench", &[]).expect("bench scenario loads");
-    let plan = Plan::compile(&set.variants[0].scenario);
+    let plan = Plan::compile(set.variants[0].scenario());
     // Open field: Binomial(1000, 3/4) restored.
     let report = exact::report(&set, &[Some(std::slice::from_ref(&plan))]).expect("exact applies");
     let restored = &report.variants[0].metrics[1];
@@ -96,8 +97,10 @@ first = "alternate"
 fn advise(c: &mut Criterion) {
     let text = advise_scenario();
     let set = rollcall::scenario::parse(&text, "bench", &[]).expect("bench scenario loads");
-    let plan = Plan::compile(&set.variants[0].scenario);
-    let e = plan.scenario().engagement.clone().expect("an engagement");
+    let plan = Plan::compile(set.variants[0].scenario());
+    let Game::Engagement(e) = plan.scenario().game.clone() else {
+        panic!("an engagement")
+    };
     let advice = exact::advice(&plan, &e, "").expect("advise applies");
     eprintln!(
         "advise_3_rounds: {} states visited, {} decisions",

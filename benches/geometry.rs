@@ -16,7 +16,7 @@ const VOLLEY: &str = include_str!("compare/configs/volley-large.toml");
 
 fn scenario(text: &str) -> rollcall::scenario::Scenario {
     let set = rollcall::scenario::parse(text, "bench", &[]).expect("cost test loads");
-    set.variants[0].scenario.clone()
+    set.variants[0].scenario().clone()
 }
 
 /// The plan, with every unit's first Rally spots worked out.

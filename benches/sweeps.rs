@@ -51,7 +51,7 @@ fn sweeps(c: &mut Criterion) {
     g.sample_size(10);
 
     const OPEN_FIELD: u64 = 1 << 26;
-    let rally = Plan::compile(&set(RALLY).variants[0].scenario);
+    let rally = Plan::compile(set(RALLY).variants[0].scenario());
     g.throughput(Throughput::Elements(OPEN_FIELD));
     g.bench_function("baseline/open_field", |b| {
         b.iter(|| black_box(engine::run(&rally, &spec(OPEN_FIELD), &Monitor::default()).unwrap()))
@@ -80,7 +80,7 @@ fn sweeps(c: &mut Criterion) {
     });
 
     let grid = set(RALLY_GRID);
-    let trials = grid.variants[0].scenario.trials;
+    let trials = grid.variants[0].scenario().trials;
     g.throughput(Throughput::Elements(trials * grid.variants.len() as u64));
     g.bench_function("rally_grid_set_up_and_play", |b| {
         b.iter(|| black_box(play(&set(RALLY_GRID), trials)))

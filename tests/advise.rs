@@ -7,7 +7,7 @@ mod common;
 use common::{binomial_pmf, gather, metric};
 use rollcall::exact::{self, Advice};
 use rollcall::rules::Plan;
-use rollcall::scenario::{self, Command};
+use rollcall::scenario::{self, Command, Game};
 use rollcall::stats::Summary;
 use std::path::Path;
 use std::process::{Command as Process, Output};
@@ -16,11 +16,13 @@ const TOLERANCE: f64 = 1e-12;
 
 fn compile(text: &str) -> Plan {
     let set = scenario::parse(text, "test.toml", &[]).expect("test scenario is valid");
-    Plan::compile(&set.variants[0].scenario)
+    Plan::compile(set.variants[0].scenario())
 }
 
 fn advice(plan: &Plan) -> Advice {
-    let e = plan.scenario().engagement.as_ref().expect("an engagement");
+    let Game::Engagement(e) = &plan.scenario().game else {
+        panic!("an engagement")
+    };
     match exact::advice(plan, e, "") {
         Ok(a) => a,
         Err(refusal) => panic!("advise refused: {refusal}"),

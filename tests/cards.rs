@@ -5,6 +5,7 @@
 use rollcall::cards::{CardPlan, Event, GameLog};
 use rollcall::engine::stream::trial_stream;
 use rollcall::engine::{Plain, Trial};
+use rollcall::scenario::Game;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -15,7 +16,9 @@ const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/test.toml");
 
 fn plan_with(text: &str, persist: bool) -> CardPlan {
     let set = rollcall::scenario::parse(text, FILE, &[]).unwrap_or_else(|e| panic!("{e}"));
-    let game = set.variants[0].scenario.cards.clone().expect("a card game");
+    let Game::Cards(game) = set.variants[0].scenario().game.clone() else {
+        panic!("a card game")
+    };
     CardPlan::compile(&game.with_listeners_persist(persist))
 }
 

@@ -5,6 +5,7 @@ mod common;
 
 use common::{binomial_pmf, comonotone_difference_variance, ok, rollcall};
 use rollcall::dice::{Fraction, SuccessCount};
+use rollcall::scenario::Arms;
 use std::path::Path;
 
 fn s(p: &Path) -> &str {
@@ -517,7 +518,9 @@ fn the_fast_paths_give_the_general_paths_histograms_for_designs() {
     for file in ["configs/orders-duel.toml", "configs/design-duel.toml"] {
         let set = rollcall::scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file), &[])
             .unwrap();
-        let arms = &set.variants[0].designs;
+        let Arms::Designs(arms) = &set.variants[0].arms else {
+            panic!("design arms")
+        };
         assert_eq!(arms.len(), 2, "{file}");
         let spec = RunSpec {
             trials: 100_000,

@@ -116,7 +116,7 @@ fn the_rally_table_sweep_is_binomial_at_every_point() {
     let r = exact::report(&set, &[]).unwrap();
     assert_eq!(set.variants.len(), 100);
     for (i, v) in set.variants.iter().enumerate() {
-        let u = &v.scenario.units[0];
+        let u = &v.scenario().units[0];
         let p = u
             .resolve
             .as_ref()
@@ -421,7 +421,7 @@ fn simulate(set: &ScenarioSet, trials: u64, seed: u64) -> Report {
         .variants
         .iter()
         .map(|v| {
-            let plan = Plan::compile(&v.scenario);
+            let plan = Plan::compile(v.scenario());
             let spec = RunSpec {
                 trials,
                 seed,

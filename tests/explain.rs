@@ -5,7 +5,7 @@
 
 use rollcall::app::Compiled;
 use rollcall::engine::Trial;
-use rollcall::scenario::{self, ScenarioSet, Setting};
+use rollcall::scenario::{self, Game, ScenarioSet, Setting};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -71,32 +71,36 @@ fn names_everything(file: &Path, set: &ScenarioSet, text: &str) {
         for u in &arm.units {
             has(&format!("{}, side {}: {} of", u.id, u.side, u.alive()));
         }
-        for c in &arm.choices {
-            if !c.id.is_empty() {
-                has(&format!("`{}`", c.id));
-            }
-            for st in &c.steps {
-                has(&format!("{}: {} ", st.id, arm.units[st.unit].id));
+        for id in arm.choice_ids() {
+            if !id.is_empty() {
+                has(&format!("`{id}`"));
             }
         }
-        if let Some(e) = &arm.engagement {
-            for (u, orders) in e.orders.iter().enumerate() {
-                for (i, o) in orders.iter().enumerate() {
-                    has(&format!("order #{} ({})", i + 1, o.order.name()));
-                    if let Some(when) = &o.when {
-                        has(&format!("when `{}`", when.text()));
+        match &arm.game {
+            Game::Steps(choices) => {
+                for st in choices.iter().flat_map(|c| &c.steps) {
+                    has(&format!("{}: {} ", st.id, arm.units[st.unit].id));
+                }
+            }
+            Game::Engagement(e) => {
+                for (u, orders) in e.orders.iter().enumerate() {
+                    for (i, o) in orders.iter().enumerate() {
+                        has(&format!("order #{} ({})", i + 1, o.order.name()));
+                        if let Some(when) = &o.when {
+                            has(&format!("when `{}`", when.text()));
+                        }
+                    }
+                    if orders.is_empty() {
+                        has(&format!("{}: no orders", arm.units[u].id));
                     }
                 }
-                if orders.is_empty() {
-                    has(&format!("{}: no orders", arm.units[u].id));
-                }
             }
-        }
-        if let Some(game) = &arm.cards {
-            for p in 0..2 {
-                let setup = game.player(p);
-                for &c in setup.hand.iter().chain(&setup.deck) {
-                    has(&format!("  {} \"", game.cards()[c as usize].id));
+            Game::Cards(game) => {
+                for p in 0..2 {
+                    let setup = game.player(p);
+                    for &c in setup.hand.iter().chain(&setup.deck) {
+                        has(&format!("  {} \"", game.cards()[c as usize].id));
+                    }
                 }
             }
         }

@@ -289,7 +289,7 @@ fn resolve_is_needed_only_to_rally() {
     assert!(!without_resolve(false).contains("resolve"));
     let set = scenario::parse(&without_resolve(false), "ok.toml", &[]).unwrap();
     assert!(set.variants[0]
-        .scenario
+        .scenario()
         .units
         .iter()
         .all(|u| u.resolve.is_none()));

@@ -133,7 +133,7 @@ fn random_scripts_and_engagements_give_what_the_general_path_gives() {
             Ok(set) => set,
             Err(e) => panic!("case {case} does not load: {e}\n{text}"),
         };
-        let scenario = &set.variants[0].scenario;
+        let scenario = set.variants[0].scenario();
         let graph = Plan::compile(scenario);
         let general = Plan::compile(scenario).force_general_path();
         // Past a chunk, so that workers keep their graphs from one chunk to the next.

@@ -41,10 +41,13 @@ fn advise_all<'a>(set: &'a ScenarioSet, compiled: &mut Compiled) -> Result<Vec<A
     for (variant, plans) in set.variants.iter().zip(points) {
         let at = crate::exact::sweep_point(set, &variant.params);
         for plan in plans {
-            let Some(e) = plan.scenario().engagement.as_ref().filter(|e| e.has_best()) else {
+            let Game::Engagement(e) = &plan.scenario().game else {
                 continue;
             };
-            let choice = plan.scenario().choices[0].id.clone();
+            if !e.has_best() {
+                continue;
+            }
+            let choice = e.choice.clone();
             let at = match choice.as_str() {
                 "" => at.clone(),
                 id => format!("{at}choice `{id}`, "),

@@ -12,7 +12,7 @@ use crate::output::{
     VariantReport,
 };
 use crate::rules::{Designs, Plan};
-use crate::scenario::{self, ScenarioError, ScenarioSet, Setting};
+use crate::scenario::{self, Arms, Game, ScenarioError, ScenarioSet, Setting};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -153,28 +153,29 @@ impl Compiled {
             Box::new(Joined::new(parts, Pairing::AgainstFirst))
         }
         let first = &set.variants[0];
-        if first.scenario.cards.is_some() {
-            Compiled::Cards(join(
+        match (&first.scenario().game, &first.arms) {
+            (Game::Cards(_), _) => Compiled::Cards(join(
                 set.variants
                     .iter()
-                    .map(|v| v.scenario.cards.as_ref().map(CardPlan::compile))
+                    .map(|v| match &v.scenario().game {
+                        Game::Cards(game) => Some(CardPlan::compile(game)),
+                        Game::Steps(_) | Game::Engagement(_) => None,
+                    })
                     .collect::<Option<_>>()
                     .expect("a sweep does not add or remove [cards]"),
-            ))
-        } else if first.designs.is_empty() {
-            Compiled::Battle(join(
+            )),
+            (Game::Steps(_) | Game::Engagement(_), Arms::Single(_)) => Compiled::Battle(join(
                 set.variants
                     .iter()
-                    .map(|v| Plan::compile(&v.scenario))
+                    .map(|v| Plan::compile(v.scenario()))
                     .collect(),
-            ))
-        } else {
-            Compiled::Designs(join(
+            )),
+            (Game::Steps(_) | Game::Engagement(_), Arms::Designs(_)) => Compiled::Designs(join(
                 set.variants
                     .iter()
-                    .map(|v| Designs::compile(&v.designs))
+                    .map(|v| Designs::compile(v.arms()))
                     .collect(),
-            ))
+            )),
         }
     }
 
@@ -270,20 +271,24 @@ pub fn check(files: &[PathBuf], settings: &[Setting]) -> Result<Vec<String>, Err
         .map(|f| {
             let (set, _) = prepare(f, settings)?;
             let v = &set.variants[0];
-            let s = &v.scenario;
-            let what = match &s.cards {
-                Some(game) => format!(
+            let s = v.scenario();
+            let what = match (&s.game, &v.arms) {
+                (Game::Cards(game), _) => format!(
                     "card game of {} cards, {} turn(s) of {} card(s) a side",
                     game.cards().len(),
                     game.turns(),
                     game.cards_per_turn()
                 ),
-                None if !v.designs.is_empty() => format!(
+                (Game::Steps(_) | Game::Engagement(_), Arms::Designs(designs)) => format!(
                     "{} unit(s), {} design choice(s)",
                     s.units.len(),
-                    v.designs.len()
+                    designs.len()
                 ),
-                None => format!("{} unit(s), {} choice(s)", s.units.len(), s.choices.len()),
+                (Game::Steps(_) | Game::Engagement(_), Arms::Single(_)) => format!(
+                    "{} unit(s), {} choice(s)",
+                    s.units.len(),
+                    s.choice_ids().len()
+                ),
             };
             Ok(format!(
                 "ok: {} (scenario {}, {what}, {} sweep point(s))",

@@ -436,10 +436,7 @@ fn report_of(set: &ScenarioSet, variants: Vec<VariantReport>) -> Report {
         param_names: set.param_names.clone(),
         variants,
         both_enumerate: set.variants.iter().all(|v| {
-            v.scenario
-                .cards
-                .as_ref()
-                .is_some_and(crate::cards::equilibrium::both_enumerate)
+            matches!(&v.scenario().game, Game::Cards(game) if crate::cards::equilibrium::both_enumerate(game))
         }),
     }
 }

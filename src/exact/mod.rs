@@ -35,7 +35,7 @@ use crate::metrics::{StepMetrics, UnitMetrics};
 use crate::output::{ExactMetric, ExactReport, ExactVariant};
 use crate::rules::engagement::Schedule;
 use crate::rules::Plan;
-use crate::scenario::{Engagement, Scenario, ScenarioSet};
+use crate::scenario::{Choice, Engagement, Game, Scenario, ScenarioSet};
 use commands::Ctx;
 use state::{add, Dist, State, UnitState};
 use std::collections::BTreeMap;
@@ -82,11 +82,10 @@ pub enum Refusal {
 /// One metric's exact pmf, named as in the Monte Carlo tables.
 pub type Metric = (String, Vec<(i64, f64)>);
 
-/// The exact distributions of every metric of choice `arm` of a compiled scenario, in the
-/// order `run` writes them (units' metrics, then steps'). `at` prefixes refusals.
-pub fn choice(plan: &Plan, arm: usize, at: &str) -> Result<Vec<Metric>, Refusal> {
+/// The exact distributions of every metric of step list `choice` of a compiled scenario, in
+/// the order `run` writes them (units' metrics, then steps'). `at` prefixes refusals.
+pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Refusal> {
     let scenario = plan.scenario();
-    let choice = &scenario.choices[arm];
     let at = match choice.id.as_str() {
         "" => at.to_string(),
         id => format!("{at}choice `{id}`, "),
@@ -268,18 +267,19 @@ fn normalised(pmf: BTreeMap<i64, f64>) -> Vec<(i64, f64)> {
 /// Every choice of one compiled sweep point.
 pub fn variant(plan: &Plan, params: &[String], at: &str) -> Result<ExactVariant, Refusal> {
     let scenario: &Scenario = plan.scenario();
-    if scenario.cards.is_some() {
-        return Err(Refusal::Cards);
-    }
+    let arms = match &scenario.game {
+        Game::Cards(_) => return Err(Refusal::Cards),
+        Game::Engagement(e) => vec![(&e.choice, engaged(plan, e, at)?)],
+        Game::Steps(choices) => choices
+            .iter()
+            .map(|c| Ok((&c.id, choice(plan, c, at)?)))
+            .collect::<Result<_, Refusal>>()?,
+    };
     let mut metrics = Vec::new();
-    for (arm, c) in scenario.choices.iter().enumerate() {
-        let pmfs = match &scenario.engagement {
-            Some(e) => engaged(plan, e, at)?,
-            None => choice(plan, arm, at)?,
-        };
+    for (id, pmfs) in arms {
         for (metric, pmf) in pmfs {
             metrics.push(ExactMetric {
-                choice: c.id.clone(),
+                choice: id.clone(),
                 metric,
                 pmf,
             });
@@ -312,7 +312,7 @@ pub fn sweep_point(set: &ScenarioSet, params: &[String]) -> String {
 pub fn report(set: &ScenarioSet, plans: &[Option<&[Plan]>]) -> Result<ExactReport, Refusal> {
     let mut variants = Vec::with_capacity(set.variants.len());
     for (i, v) in set.variants.iter().enumerate() {
-        if v.scenario.cards.is_some() {
+        if let Game::Cards(_) = v.scenario().game {
             return Err(Refusal::Cards);
         }
         let owned;
@@ -373,7 +373,7 @@ command = "rally"
         for chain in [false, true] {
             for (size, spacing) in [(12, 1.5), (30, 1.0), (60, 3.0)] {
                 let set = scenario::parse(&horde(chain, size, spacing), "h.toml", &[]).unwrap();
-                let plan = Plan::compile(&set.variants[0].scenario);
+                let plan = Plan::compile(set.variants[0].scenario());
                 let missing = (size - 4) as usize;
                 let first = plan.rally_spots(0).to_vec();
                 if first.len() < missing {

@@ -6,7 +6,7 @@ use crate::format::{inches, plain_number, plural};
 use crate::geometry::closest;
 use crate::rules::Plan;
 use crate::scenario::{
-    Command, Engagement, First, Given, GivenOrder, Heading, Order, Response, Scenario, Step,
+    Command, Engagement, First, Game, Given, GivenOrder, Heading, Order, Response, Scenario, Step,
     Target, Unit, Until,
 };
 use std::fmt::Write;
@@ -178,36 +178,35 @@ fn response_text(r: Response) -> &'static str {
 
 /// Whether some step or order of `s` makes unit `i` Rally.
 fn rallies(s: &Scenario, i: usize) -> bool {
-    let by_step = s
-        .choices
-        .iter()
-        .flat_map(|c| &c.steps)
-        .any(|st| st.unit == i && st.order == Order::Rally);
-    let by_order = s.engagement.as_ref().is_some_and(|e| {
-        e.orders[i]
+    match &s.game {
+        Game::Steps(choices) => choices
             .iter()
-            .any(|o| o.order.options().contains(&Order::Rally))
-    });
-    by_step || by_order
+            .flat_map(|c| &c.steps)
+            .any(|st| st.unit == i && st.order == Order::Rally),
+        Game::Engagement(e) => e.orders[i]
+            .iter()
+            .any(|o| o.order.options().contains(&Order::Rally)),
+        Game::Cards(_) => false,
+    }
 }
 
 /// What one trial plays: the step lists (one per choice) or the engagement.
 pub(super) fn trial(out: &mut String, s: &Scenario) {
-    if let Some(e) = &s.engagement {
-        engagement(out, s, e);
-        return;
-    }
-    let designs = s.choices.len() == 1 && !s.choices[0].id.is_empty();
-    if s.choices.len() == 1 && (s.choices[0].id.is_empty() || designs) {
+    let choices = match &s.game {
+        Game::Steps(choices) => choices,
+        Game::Engagement(e) => return engagement(out, s, e),
+        Game::Cards(_) => return,
+    };
+    if choices.len() == 1 {
         let _ = writeln!(
             out,
             "\nOne trial plays these steps in order (a unit takes one command a round; command \
              tokens and restrictions clear when the round changes):"
         );
-        steps(out, s, &s.choices[0].steps, "  ");
+        steps(out, s, &choices[0].steps, "  ");
         return;
     }
-    let ids: Vec<&str> = s.choices.iter().map(|c| c.id.as_str()).collect();
+    let ids: Vec<&str> = choices.iter().map(|c| c.id.as_str()).collect();
     let _ = writeln!(
         out,
         "\nChoices: {}. Each trial plays every choice's step list from the same start, on the \
@@ -215,7 +214,7 @@ pub(super) fn trial(out: &mut String, s: &Scenario) {
          command a round; tokens and restrictions clear when the round changes).",
         ids.join(", ")
     );
-    for c in &s.choices {
+    for c in choices {
         let _ = writeln!(out, "  Choice `{}`:", c.id);
         steps(out, s, &c.steps, "    ");
     }
@@ -436,7 +435,7 @@ pub(super) fn designs(out: &mut String, arms: &[Scenario]) {
     let Some((first, rest)) = arms.split_first() else {
         return;
     };
-    let ids: Vec<&str> = arms.iter().map(|a| a.choices[0].id.as_str()).collect();
+    let ids: Vec<&str> = arms.iter().map(|a| a.choice_ids()[0]).collect();
     let _ = writeln!(
         out,
         "\nChoices (designs): {}. Each is this scenario with its own overrides; every trial \
@@ -446,7 +445,7 @@ pub(super) fn designs(out: &mut String, arms: &[Scenario]) {
         ids[0]
     );
     for arm in rest {
-        let _ = writeln!(out, "  Choice `{}` differs:", arm.choices[0].id);
+        let _ = writeln!(out, "  Choice `{}` differs:", arm.choice_ids()[0]);
         let plan = Plan::compile(arm);
         let mut any = false;
         if arm.options != first.options {
@@ -459,8 +458,8 @@ pub(super) fn designs(out: &mut String, arms: &[Scenario]) {
                 unit(out, arm, &plan, i, u, "    ");
             }
         }
-        match (&arm.engagement, &first.engagement) {
-            (Some(e), Some(f)) => {
+        match (&arm.game, &first.game) {
+            (Game::Engagement(e), Game::Engagement(f)) => {
                 for (u, orders) in e.orders.iter().enumerate() {
                     if f.orders.get(u) != Some(orders) {
                         any = true;
@@ -469,10 +468,10 @@ pub(super) fn designs(out: &mut String, arms: &[Scenario]) {
                 }
             }
             _ => {
-                if arm.choices[0].steps != first.choices[0].steps {
+                if first_steps(arm) != first_steps(first) {
                     any = true;
                     let _ = writeln!(out, "    its steps:");
-                    steps(out, arm, &arm.choices[0].steps, "      ");
+                    steps(out, arm, first_steps(arm), "      ");
                 }
             }
         }
@@ -482,20 +481,28 @@ pub(super) fn designs(out: &mut String, arms: &[Scenario]) {
     }
 }
 
+/// The steps a design arm plays: its one step list's, none in an engagement.
+fn first_steps(arm: &Scenario) -> &[Step] {
+    match &arm.game {
+        Game::Steps(choices) => &choices[0].steps,
+        Game::Engagement(_) | Game::Cards(_) => &[],
+    }
+}
+
 /// How each command and rule the scenario uses works, once.
 pub(super) fn commands(out: &mut String, arms: &[Scenario]) {
     let uses = |c: Command| {
-        arms.iter().any(|s| {
-            s.choices
+        arms.iter().any(|s| match &s.game {
+            Game::Steps(choices) => choices
                 .iter()
                 .flat_map(|ch| &ch.steps)
-                .any(|st| st.order.command() == c)
-                || s.engagement.as_ref().is_some_and(|e| {
-                    e.orders
-                        .iter()
-                        .flatten()
-                        .any(|o| o.order.options().iter().any(|x| x.command() == c))
-                })
+                .any(|st| st.order.command() == c),
+            Game::Engagement(e) => e
+                .orders
+                .iter()
+                .flatten()
+                .any(|o| o.order.options().iter().any(|x| x.command() == c)),
+            Game::Cards(_) => false,
         })
     };
     let masters = arms

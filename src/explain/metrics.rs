@@ -5,7 +5,7 @@ use crate::engine::MetricName;
 use crate::metrics::{
     meaning as said_of, EngagementMetrics, SideMetrics, StepMetrics, UnitMetrics,
 };
-use crate::scenario::{Command, Scenario, Step};
+use crate::scenario::{Command, Game, Scenario, Step};
 use std::fmt::Write;
 
 /// The metrics section: every metric one trial writes, once, with what it counts and, when
@@ -40,7 +40,7 @@ pub(super) fn section(out: &mut String, arms: &[Scenario], metrics: &[MetricName
     for (name, choices) in &names {
         let s = arms
             .iter()
-            .find(|a| a.choices.iter().any(|c| choices.contains(&c.id.as_str())))
+            .find(|a| a.choice_ids().iter().any(|id| choices.contains(id)))
             .unwrap_or(&arms[0]);
         let meaning =
             meaning(s, choices, name).unwrap_or_else(|| "see docs/outputs.md".to_string());
@@ -56,24 +56,28 @@ pub(super) fn section(out: &mut String, arms: &[Scenario], metrics: &[MetricName
 /// What metric `name` of scenario `s` counts, if `s` makes it; `choices` are the choices
 /// that report it (their steps are the ones it can be about).
 pub(crate) fn meaning(s: &Scenario, choices: &[&str], name: &str) -> Option<String> {
-    if let Some(game) = &s.cards {
-        for player in PLAYERS {
-            if name == format!("{player}.score") {
-                return Some(format!(
-                    "points {player} scored: the sum of the values of {player}'s cards that \
-                     resolved, clones included"
-                ));
-            }
-            for card in game.cards() {
-                for (metric, meaning) in CARD_METRICS.iter().zip(CARD_METRIC_MEANINGS) {
-                    if name == format!("{player}.{}.{metric}", card.id) {
-                        return Some(said_of(meaning, &format!("{player}'s {}", card.name)));
+    let (step_lists, engagement) = match &s.game {
+        Game::Steps(step_lists) => (&step_lists[..], None),
+        Game::Engagement(e) => (&[][..], Some(e)),
+        Game::Cards(game) => {
+            for player in PLAYERS {
+                if name == format!("{player}.score") {
+                    return Some(format!(
+                        "points {player} scored: the sum of the values of {player}'s cards that \
+                         resolved, clones included"
+                    ));
+                }
+                for card in game.cards() {
+                    for (metric, meaning) in CARD_METRICS.iter().zip(CARD_METRIC_MEANINGS) {
+                        if name == format!("{player}.{}.{metric}", card.id) {
+                            return Some(said_of(meaning, &format!("{player}'s {}", card.name)));
+                        }
                     }
                 }
             }
+            return None;
         }
-        return None;
-    }
+    };
     for u in &s.units {
         for (metric, meaning) in UnitMetrics::NAMES.iter().zip(UnitMetrics::MEANINGS) {
             if name == format!("{}.{metric}", u.id) {
@@ -81,8 +85,7 @@ pub(crate) fn meaning(s: &Scenario, choices: &[&str], name: &str) -> Option<Stri
             }
         }
     }
-    let steps: Vec<&Step> = s
-        .choices
+    let steps: Vec<&Step> = step_lists
         .iter()
         .filter(|c| choices.contains(&c.id.as_str()))
         .flat_map(|c| &c.steps)
@@ -114,7 +117,7 @@ pub(crate) fn meaning(s: &Scenario, choices: &[&str], name: &str) -> Option<Stri
             _ => said_of(meaning, &what),
         });
     }
-    let e = s.engagement.as_ref()?;
+    let e = engagement?;
     for (metric, meaning) in EngagementMetrics::NAMES
         .iter()
         .zip(EngagementMetrics::MEANINGS)

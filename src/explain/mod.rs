@@ -16,7 +16,7 @@ use crate::engine::MetricName;
 use crate::exact::Refusal;
 use crate::format::{percent_one_decimal, thousands};
 use crate::rules::Plan;
-use crate::scenario::{Options, Scenario, ScenarioSet};
+use crate::scenario::{Arms, Game, Options, Scenario, ScenarioSet};
 use std::fmt::Write;
 
 /// What `describe` is told besides the scenario: the metrics one trial of the first sweep
@@ -30,13 +30,11 @@ pub struct Facts<'a> {
 pub fn describe(set: &ScenarioSet, facts: &Facts<'_>) -> String {
     let mut out = String::new();
     let first = &set.variants[0];
-    let s = &first.scenario;
-    let what = if s.cards.is_some() {
-        "plays the card game below"
-    } else if s.engagement.is_some() {
-        "plays the engagement below"
-    } else {
-        "plays the steps below in order"
+    let s = first.scenario();
+    let what = match &s.game {
+        Game::Cards(_) => "plays the card game below",
+        Game::Engagement(_) => "plays the engagement below",
+        Game::Steps(_) => "plays the steps below in order",
     };
     let _ = writeln!(out, "Scenario `{}` ({})", set.name, set.file);
     let _ = writeln!(
@@ -54,14 +52,17 @@ pub fn describe(set: &ScenarioSet, facts: &Facts<'_>) -> String {
     sweep(&mut out, set);
     out.push('\n');
     options(&mut out, s, "");
-    if s.cards.is_none() {
-        let plan = Plan::compile(s);
-        battle::layout(&mut out, s, &plan);
-        battle::trial(&mut out, s);
-        battle::designs(&mut out, &first.designs);
-        battle::commands(&mut out, first.arms());
-    } else if let Some(game) = &s.cards {
-        cards::game(&mut out, game);
+    match &s.game {
+        Game::Steps(_) | Game::Engagement(_) => {
+            let plan = Plan::compile(s);
+            battle::layout(&mut out, s, &plan);
+            battle::trial(&mut out, s);
+            if let Arms::Designs(designs) = &first.arms {
+                battle::designs(&mut out, designs);
+            }
+            battle::commands(&mut out, first.arms());
+        }
+        Game::Cards(game) => cards::game(&mut out, game),
     }
     metrics::section(&mut out, first.arms(), facts.metrics);
     engines(&mut out, set, facts.exact);
@@ -105,7 +106,7 @@ fn options(out: &mut String, s: &Scenario, indent: &str) {
     let o = &s.options;
     let mark = |same: bool| if same { "default" } else { "set" };
     let _ = writeln!(out, "{indent}Options in force:");
-    if s.cards.is_some() {
+    if let Game::Cards(_) = s.game {
         let _ = writeln!(
             out,
             "{indent}  listeners.persist = {} ({}): {}",
@@ -180,7 +181,7 @@ fn options(out: &mut String, s: &Scenario, indent: &str) {
 }
 
 fn engines(out: &mut String, set: &ScenarioSet, exact: Result<(), &Refusal>) {
-    let s = &set.variants[0].scenario;
+    let s = set.variants[0].scenario();
     let points = set.variants.len();
     let _ = writeln!(out, "\nEngines:");
     if matches!(exact, Err(crate::exact::Refusal::Advice(_))) {

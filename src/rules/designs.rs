@@ -11,7 +11,7 @@ pub type Designs = Joined<Plan>;
 
 impl Joined<Plan> {
     /// Compiles one arm per scenario; each has exactly one choice (as
-    /// `scenario::Variant::designs` holds them).
+    /// `scenario::Arms::Designs` holds them).
     pub fn compile(arms: &[Scenario]) -> Designs {
         Joined::new(arms.iter().map(Plan::compile).collect(), Pairing::Every)
     }

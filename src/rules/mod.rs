@@ -29,10 +29,11 @@
 //!
 //! - `src/scenario/mod.rs`: a variant of `Order` with the command's arguments and one of
 //!   `Command`; the compiler then points at `Order::command` and `Command::name`.
-//! - `src/scenario/validate.rs`, `order` (which builds steps' and engagement orders' commands
+//! - `src/scenario/orders.rs`, `order` (which builds steps' and engagement orders' commands
 //!   alike): the command's name among the names read from the file and in the messages
-//!   listing them (strings, so the compiler cannot point here), and the checks of the keys it
-//!   takes; the compiler points at the match that builds the order from the `target` key. A
+//!   listing them (`command`: strings, so the compiler cannot point here), and the checks of
+//!   the keys it takes; the compiler points at `aimed`, which builds the order from the
+//!   `target` key, and `able`, what a unit needs to take it. A
 //!   key no command took before also needs a field in `src/scenario/raw.rs` (`RawStep` and
 //!   `RawOrder`, with `OrderKeys`) and in `src/scenario/keys.rs`.
 //! - `src/scenario/mod.rs`: its place in `Command::ALL` and `Command::index` (the

@@ -15,7 +15,7 @@ use super::shoot::prepared as shoot;
 use crate::engine::MetricName;
 use crate::geometry::{closest, Point};
 use crate::metrics::{StepMetrics, UnitMetrics};
-use crate::scenario::{Engagement, Scenario, Step};
+use crate::scenario::{Engagement, Game, Scenario, Step};
 
 struct UnitPlan {
     rally: rally::Prepared,
@@ -65,6 +65,20 @@ fn pairs_by_name(metrics: &[MetricName], arms: usize) -> Vec<(usize, usize)> {
     pairs
 }
 
+/// The metrics of a step-list arm, in the order a trial writes them: each unit's row, then
+/// each step's.
+fn step_metrics(scenario: &Scenario, steps: &[Step]) -> Vec<String> {
+    let units = scenario.units.iter().map(|u| &u.id);
+    let unit_rows =
+        units.flat_map(|id| UnitMetrics::NAMES.iter().map(move |m| format!("{id}.{m}")));
+    let step_rows = steps.iter().flat_map(|s| {
+        StepMetrics::NAMES
+            .iter()
+            .map(move |m| format!("{}.{m}", s.id))
+    });
+    unit_rows.chain(step_rows).collect()
+}
+
 impl Plan {
     /// Every validated scenario compiles: validation is where refusals live.
     pub fn compile(scenario: &Scenario) -> Plan {
@@ -76,35 +90,32 @@ impl Plan {
             .collect();
         let mut metrics = Vec::new();
         let mut arms = Vec::new();
-        for (arm, choice) in scenario.choices.iter().enumerate() {
+        // Per arm: its id, its steps (none in an engagement) and the names of its metrics.
+        let played: Vec<(&str, &[Step], Vec<String>)> = match &scenario.game {
+            Game::Steps(choices) => choices
+                .iter()
+                .map(|c| {
+                    (
+                        c.id.as_str(),
+                        &c.steps[..],
+                        step_metrics(scenario, &c.steps),
+                    )
+                })
+                .collect(),
+            Game::Engagement(e) => vec![(e.choice.as_str(), &[], e.metric_names(&scenario.units))],
+            Game::Cards(_) => Vec::new(),
+        };
+        for (arm, (id, steps, names)) in played.into_iter().enumerate() {
             arms.push(Arm {
-                steps: choice.steps.clone(),
-                first_round: choice.steps.first().map_or(1, |s| s.round),
+                steps: steps.to_vec(),
+                first_round: steps.first().map_or(1, |s| s.round),
                 offset: metrics.len(),
             });
-            let mut name = |name: String| {
-                metrics.push(MetricName {
-                    arm,
-                    choice: choice.id.clone(),
-                    name,
-                })
-            };
-            if let Some(e) = &scenario.engagement {
-                e.metric_names(&scenario.units)
-                    .into_iter()
-                    .for_each(&mut name);
-                continue;
-            }
-            for u in &scenario.units {
-                for m in UnitMetrics::NAMES {
-                    name(format!("{}.{m}", u.id));
-                }
-            }
-            for s in &choice.steps {
-                for m in StepMetrics::NAMES {
-                    name(format!("{}.{m}", s.id));
-                }
-            }
+            metrics.extend(names.into_iter().map(|name| MetricName {
+                arm,
+                choice: id.to_string(),
+                name,
+            }));
         }
         let pairs = pairs_by_name(&metrics, arms.len());
         Plan {
@@ -113,10 +124,10 @@ impl Plan {
             arms,
             metrics,
             pairs,
-            engagement: scenario
-                .engagement
-                .as_ref()
-                .map(|e| prepared::Prepared::new(&scenario.units, e)),
+            engagement: match &scenario.game {
+                Game::Engagement(e) => Some(prepared::Prepared::new(&scenario.units, e)),
+                Game::Steps(_) | Game::Cards(_) => None,
+            },
             starting_distances: scenario
                 .units
                 .iter()
@@ -170,10 +181,10 @@ impl Plan {
 
     /// The engagement an engagement scenario plays, with its precomputation.
     pub(crate) fn engagement(&self) -> Option<(&Engagement, &prepared::Prepared)> {
-        self.scenario
-            .engagement
-            .as_ref()
-            .zip(self.engagement.as_ref())
+        match &self.scenario.game {
+            Game::Engagement(e) => Some(e).zip(self.engagement.as_ref()),
+            Game::Steps(_) | Game::Cards(_) => None,
+        }
     }
 
     /// What Rally precomputed for `unit`.

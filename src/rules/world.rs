@@ -294,7 +294,7 @@ unit = "a"
 command = "rally"
 "#;
         let set = scenario::parse(text, "w.toml", &[]).unwrap();
-        let plan = Plan::compile(&set.variants[0].scenario);
+        let plan = Plan::compile(set.variants[0].scenario());
         let mut world = World::new(&plan);
         assert!(world.pristine());
         let centres: Vec<Point> = world.models(&plan)[0].iter().map(|m| m.centre).collect();

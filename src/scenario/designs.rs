@@ -4,14 +4,14 @@
 //!
 //! A choice with `set` plays its own `steps` if it has any, otherwise the file's `[[step]]`
 //! list or `[engagement]`. A file without any `set` keeps choices as step lists of one
-//! scenario (`validate::scenario`).
+//! scenario (`build::scenario`).
 
 use super::error::Context;
 use super::keys::FILE;
 use super::overrides::{self, split_path, Setting};
 use super::raw::RawFile;
-use super::validate;
-use super::{Scenario, ScenarioError};
+use super::{build, orders};
+use super::{Game, Scenario, ScenarioError};
 use crate::config::suggest::clip_line;
 use crate::config::typed;
 
@@ -55,7 +55,7 @@ pub(super) fn arms(
         .unwrap_or_default();
     let mut arms = Vec::with_capacity(raw.choice.len());
     for (i, c) in raw.choice.iter().enumerate() {
-        validate::choice_id(ctx, &raw.choice, i)?;
+        orders::choice_id(ctx, &raw.choice, i)?;
         let mut tree = value.clone();
         tree.remove("choice");
         if !c.steps.is_empty() {
@@ -93,16 +93,19 @@ pub(super) fn arms(
                 message: format!("choice `{}`: {problem}", c.id),
             })?;
         let mut scenario =
-            validate::scenario(ctx, arm_raw).map_err(|e| in_choice(e, &c.id, c.set.as_ref()))?;
-        if scenario.cards.is_some() {
-            return Err(ctx.invalid(
-                "cards",
-                "a card-game scenario has no [[step]] or [[choice]]; its plays are in \
-                 [cards.players.<P>]",
-            ));
-        }
-        for choice in &mut scenario.choices {
-            choice.id = c.id.clone();
+            build::scenario(ctx, arm_raw).map_err(|e| in_choice(e, &c.id, c.set.as_ref()))?;
+        match &mut scenario.game {
+            Game::Steps(choices) => choices
+                .iter_mut()
+                .for_each(|choice| choice.id = c.id.clone()),
+            Game::Engagement(engagement) => engagement.choice = c.id.clone(),
+            Game::Cards(_) => {
+                return Err(ctx.invalid(
+                    "cards",
+                    "a card-game scenario has no [[step]] or [[choice]]; its plays are in \
+                     [cards.players.<P>]",
+                ))
+            }
         }
         arms.push(scenario);
     }

@@ -2,8 +2,9 @@
 //! [`Engagement`].
 
 use super::error::Context;
+use super::orders::{order, OrderKeys, ORDERS};
 use super::raw::{RawFile, RawOrder};
-use super::validate::{order, OrderKeys, ORDERS};
+use super::values::count;
 use super::{Engagement, First, Given, GivenOrder, Order, ScenarioError, Unit, Until};
 use crate::condition::Condition;
 use crate::config::suggest::{hint, quoted, quoted_list, unknown_id, unknown_value};
@@ -30,6 +31,44 @@ pub(super) fn engagement(
         }
         return Ok(None);
     };
+    alone(ctx, raw, units)?;
+    let (sides, side_of) = sides(units);
+    let rounds = match e.rounds {
+        None => DEFAULT_ROUNDS as u32,
+        Some(r) => count(ctx, "engagement.rounds", r, 1, MAX_ROUNDS)?,
+    };
+    let first = first(ctx, e.first.as_deref(), &sides, &side_of)?;
+    let until = match e.until.as_deref().unwrap_or("destroyed") {
+        "destroyed" => Until::Destroyed,
+        "rounds" => Until::Rounds,
+        other => {
+            return Err(ctx.invalid(
+                "engagement.until",
+                unknown_value("ending", other, &["destroyed", "rounds"]),
+            ))
+        }
+    };
+    let mut orders = Vec::with_capacity(units.len());
+    for (i, u) in raw.unit.iter().enumerate() {
+        orders.push(unit_orders(ctx, i, &u.orders, units)?);
+    }
+    let mut engagement = Engagement {
+        choice: String::new(),
+        rounds,
+        first,
+        until,
+        sides,
+        side_of,
+        objective: Vec::new(),
+        orders,
+    };
+    engagement.objective = objective(ctx, raw, units, &engagement)?;
+    Ok(Some(engagement))
+}
+
+/// Refuses what cannot be played beside an engagement (steps, step-list choices, a card
+/// game) and an engagement without units.
+fn alone(ctx: &Context, raw: &RawFile, units: &[Unit]) -> Result<()> {
     if !raw.step.is_empty() {
         return Err(ctx.invalid(
             "engagement",
@@ -57,6 +96,11 @@ pub(super) fn engagement(
             "an engagement needs at least one [[unit]] (with orders, for anything to happen)",
         ));
     }
+    Ok(())
+}
+
+/// Every side, in order of first appearance among `units`, and per unit its side's index.
+fn sides(units: &[Unit]) -> (Vec<String>, Vec<usize>) {
     let mut sides: Vec<String> = Vec::new();
     let side_of: Vec<usize> = units
         .iter()
@@ -68,15 +112,20 @@ pub(super) fn engagement(
             }
         })
         .collect();
+    (sides, side_of)
+}
+
+/// `engagement.first`: a side's name or a way of choosing one; the first unit's side without
+/// it.
+fn first(
+    ctx: &Context,
+    written: Option<&str>,
+    sides: &[String],
+    side_of: &[usize],
+) -> Result<First> {
     let side_names: Vec<&str> = sides.iter().map(String::as_str).collect();
-    let rounds = match e.rounds {
-        None => DEFAULT_ROUNDS as u32,
-        Some(r) => super::validate::count(ctx, "engagement.rounds", r, 1, MAX_ROUNDS)?,
-    };
-    if let Some(keyword) = e
-        .first
-        .as_deref()
-        .filter(|f| ["alternate", "random"].contains(f) && side_names.contains(f))
+    if let Some(keyword) =
+        written.filter(|f| ["alternate", "random"].contains(f) && side_names.contains(f))
     {
         return Err(ctx.invalid(
             "engagement.first",
@@ -86,7 +135,7 @@ pub(super) fn engagement(
             ),
         ));
     }
-    let first = match e.first.as_deref() {
+    Ok(match written {
         None => First::Side(side_of[0]),
         Some("alternate") => First::Alternate,
         Some("random") => First::Random,
@@ -106,32 +155,7 @@ pub(super) fn engagement(
                 ));
             }
         },
-    };
-    let until = match e.until.as_deref().unwrap_or("destroyed") {
-        "destroyed" => Until::Destroyed,
-        "rounds" => Until::Rounds,
-        other => {
-            return Err(ctx.invalid(
-                "engagement.until",
-                unknown_value("ending", other, &["destroyed", "rounds"]),
-            ))
-        }
-    };
-    let mut orders = Vec::with_capacity(units.len());
-    for (i, u) in raw.unit.iter().enumerate() {
-        orders.push(unit_orders(ctx, i, &u.orders, units)?);
-    }
-    let mut engagement = Engagement {
-        rounds,
-        first,
-        until,
-        sides,
-        side_of,
-        objective: Vec::new(),
-        orders,
-    };
-    engagement.objective = objective(ctx, raw, units, &engagement)?;
-    Ok(Some(engagement))
+    })
 }
 
 fn unit_orders(

@@ -1,17 +1,22 @@
 //! Scenario files: TOML text -> [`raw`] serde structs -> a validated [`Scenario`].
 //!
-//! Loading happens in two stages so that every check lives in one place (`validate`) and the
-//! rules and the engine never see a string or a path. `--set` overrides and `[sweep]` grid
+//! Loading happens in two stages so that every check lives in validation (`build` assembles
+//! the scenario from `units`, `orders`, `engagement` and the card game's own checks, with the
+//! single-value checks of `values`) and the rules and the engine never see a string or a
+//! path. `--set` overrides and `[sweep]` grid
 //! points are applied to the TOML value tree before validation, so an override is checked
 //! exactly like a key written in the file.
 
+mod build;
 mod designs;
 mod engagement;
 mod error;
 mod keys;
+mod orders;
 mod overrides;
 pub mod raw;
-mod validate;
+mod units;
+mod values;
 
 pub use error::ScenarioError;
 pub use overrides::{parse_setting, Setting};
@@ -77,7 +82,7 @@ pub struct Unit {
     /// Base diameter in inches.
     pub base: f64,
     /// The Resolve test Rally rolls; `None` for a unit that never Rallies (validation refuses
-    /// a Rally by such a unit: `validate::rally_needs_resolve`).
+    /// a Rally by such a unit: `orders::rally_needs_resolve`).
     pub resolve: Option<DiceTest>,
     pub defense: Option<DiceTest>,
     pub weapon: Option<Weapon>,
@@ -181,9 +186,9 @@ pub struct Step {
     pub order: Order,
 }
 
-/// A sequence of steps played in every trial (none in an engagement). A scenario without
-/// `[[choice]]` has one choice with an empty id; each arm of a file with `set` choices
-/// ([`Variant::designs`]) has one choice, named by the choice's id.
+/// A sequence of steps played in every trial. A step-list scenario without `[[choice]]` has
+/// one choice with an empty id; each arm of a file with `set` choices ([`Arms::Designs`]) has
+/// one choice, named by the choice's id.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Choice {
     pub id: String,
@@ -250,6 +255,10 @@ impl Given {
 /// taking the first of its orders that applies.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Engagement {
+    /// The id of the choice it plays as, which names its metrics' arm: empty, or in an arm of
+    /// a file with `set` choices ([`Arms::Designs`]), the choice's id (as [`Choice::id`] is
+    /// for a step list).
+    pub choice: String,
     /// At most this many rounds.
     pub rounds: u32,
     pub first: First,
@@ -327,34 +336,68 @@ pub struct Scenario {
     pub options: Options,
     pub battlefield: Battlefield,
     pub units: Vec<Unit>,
-    pub choices: Vec<Choice>,
-    /// The card game, for `[cards]` scenarios (which have no units or steps).
-    pub cards: Option<crate::cards::CardGame>,
-    /// The engagement, for `[engagement]` scenarios, which have one choice with no steps:
-    /// every trial plays the engagement instead.
-    pub engagement: Option<Engagement>,
+    pub game: Game,
 }
 
-/// One point of a sweep grid: its parameter values (as written) and the scenario there.
+/// What every trial of a scenario plays. Each kind is matched where it matters (the plan, the
+/// exact engine, `explain`, `check`), so a new kind makes the compiler point at each place
+/// that must handle it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Game {
+    /// Step lists, one per choice (at least one), each an arm played from the same start on
+    /// the same random numbers.
+    Steps(Vec<Choice>),
+    /// An `[engagement]`: one arm, in which the units' orders decide what they do.
+    Engagement(Engagement),
+    /// A `[cards]` game (the scenario has no units).
+    Cards(crate::cards::CardGame),
+}
+
+impl Scenario {
+    /// The ids of the arms a trial of it plays, in order, as its metrics name them: one per
+    /// step list, or the engagement's one; none for a card game, whose plan names its own.
+    pub fn choice_ids(&self) -> Vec<&str> {
+        match &self.game {
+            Game::Steps(choices) => choices.iter().map(|c| c.id.as_str()).collect(),
+            Game::Engagement(e) => vec![e.choice.as_str()],
+            Game::Cards(_) => Vec::new(),
+        }
+    }
+}
+
+/// One point of a sweep grid: its parameter values (as written) and the scenarios there.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Variant {
     pub params: Vec<String>,
-    /// The scenario there; in a file with `set` choices, the first arm's (see `designs`).
-    pub scenario: Scenario,
-    /// In a file whose `[[choice]]`s carry `set`: one scenario per choice, in file order, each
-    /// with one choice named by the choice's id (the file's steps or engagement, with the
-    /// choice's overrides applied). Empty otherwise: then the choices are step lists of
-    /// `scenario`.
-    pub designs: Vec<Scenario>,
+    pub arms: Arms,
+}
+
+/// The scenarios one sweep point plays. An enum rather than a bare list of scenarios: a file
+/// with `set` choices is a different run even with one choice (each arm compiled on its own
+/// and compared with every other, its choices named by their ids, `check` and `explain`
+/// calling them designs), and one list with a flag beside it would let the two disagree.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arms {
+    /// A file without `set` choices: one scenario, whose arms (if any) are its own choices.
+    Single(Box<Scenario>),
+    /// A file whose `[[choice]]`s carry `set`: one scenario per choice, in file order (at
+    /// least one), each playing one arm named by the choice's id: the file's steps or
+    /// engagement, or the choice's own steps, with the choice's overrides applied.
+    Designs(Vec<Scenario>),
 }
 
 impl Variant {
+    /// The scenario there: in a file with `set` choices, the first arm's. The file-level keys
+    /// (name, trials, seed) are the same in every arm.
+    pub fn scenario(&self) -> &Scenario {
+        &self.arms()[0]
+    }
+
     /// The scenarios this point plays, one per arm: the designs, or the one scenario.
     pub fn arms(&self) -> &[Scenario] {
-        if self.designs.is_empty() {
-            std::slice::from_ref(&self.scenario)
-        } else {
-            &self.designs
+        match &self.arms {
+            Arms::Single(scenario) => std::slice::from_ref(scenario.as_ref()),
+            Arms::Designs(designs) => designs,
         }
     }
 }
@@ -374,11 +417,11 @@ pub struct ScenarioSet {
 
 impl ScenarioSet {
     pub fn trials(&self) -> u64 {
-        self.variants[0].scenario.trials
+        self.variants[0].scenario().trials
     }
 
     pub fn seed(&self) -> u64 {
-        self.variants[0].scenario.seed
+        self.variants[0].scenario().seed
     }
 }
 
@@ -401,7 +444,7 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
     })?;
     // Read from the text as written, so a value of the wrong type is shown at its line.
     let raw: RawFile = typed::from_text(file, text, &written, keys::FILE)?;
-    validate::sizes(
+    build::sizes(
         &error::Context {
             file: file.to_string(),
         },
@@ -469,7 +512,7 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
         variants.push(variant);
     }
     Ok(ScenarioSet {
-        name: variants[0].scenario.name.clone(),
+        name: variants[0].scenario().name.clone(),
         file: file.to_string(),
         param_names: grid.names,
         variants,
@@ -499,19 +542,12 @@ fn sweep_point(
     let raw: RawFile = typed::from_tree(&value, keys::FILE)
         .map_err(|problem| override_type_error(file, written, settings, point, problem))?;
     let params = point.iter().map(|s| s.value_text()).collect();
-    if designs::has_sets(&value) {
-        let designs = designs::arms(ctx, &value, &raw, taken)?;
-        return Ok(Variant {
-            params,
-            scenario: designs[0].clone(),
-            designs,
-        });
-    }
-    Ok(Variant {
-        params,
-        scenario: validate::scenario(ctx, raw)?,
-        designs: Vec::new(),
-    })
+    let arms = if designs::has_sets(&value) {
+        Arms::Designs(designs::arms(ctx, &value, &raw, taken)?)
+    } else {
+        Arms::Single(Box::new(build::scenario(ctx, raw)?))
+    };
+    Ok(Variant { params, arms })
 }
 
 /// Names the setting (`--set` or sweep value) that gave a key a value of the wrong type: the
@@ -670,8 +706,10 @@ resolve = "d6>=4"
 models = [[30.0, 10.0]]
 "#;
         let set = parse(text, "e.toml", &[]).unwrap();
-        let s = &set.variants[0].scenario;
-        let e = s.engagement.as_ref().unwrap();
+        let s = set.variants[0].scenario();
+        let Game::Engagement(e) = &s.game else {
+            panic!("an engagement")
+        };
         assert_eq!(
             (e.rounds, e.first, e.until),
             (6, First::Side(0), Until::Destroyed)
@@ -697,9 +735,8 @@ models = [[30.0, 10.0]]
             Some("missing >= 1".to_string())
         );
         assert!(e.orders[0][1].when.is_none() && e.orders[1].is_empty());
-        // One choice, with no steps: the engagement plays in it.
-        assert_eq!(s.choices.len(), 1);
-        assert!(s.choices[0].id.is_empty() && s.choices[0].steps.is_empty());
+        // One arm, with an empty id: the engagement plays in it.
+        assert_eq!(s.choice_ids(), [""]);
     }
 
     #[test]
@@ -739,7 +776,10 @@ command = "run"
 round = 3
 "#;
         let set = parse(text, "orders.toml", &[]).unwrap();
-        let steps = &set.variants[0].scenario.choices[0].steps;
+        let Game::Steps(choices) = &set.variants[0].scenario().game else {
+            panic!("step lists")
+        };
+        let steps = &choices[0].steps;
         let orders: Vec<Order> = steps.iter().map(|s| s.order).collect();
         assert_eq!(
             orders,

@@ -202,16 +202,18 @@ fn element_id(item: &toml::Value, array_key: &str, index: usize) -> String {
 }
 
 /// The points of a `[sweep]` grid, first key outermost.
-pub struct Grid {
+pub struct SweepGrid {
+    /// The swept key paths, in file order.
     pub names: Vec<String>,
+    /// Per point, one setting per swept key, in the order of `names`.
     pub points: Vec<Vec<Setting>>,
 }
 
 /// Reads `[sweep]` (key path -> list of values) into the grid of its points; one empty point
 /// when there is no sweep.
-pub fn sweep_grid(root: &toml::Table) -> Result<Grid, (String, String)> {
+pub fn sweep_grid(root: &toml::Table) -> Result<SweepGrid, (String, String)> {
     let Some(sweep) = root.get("sweep") else {
-        return Ok(Grid {
+        return Ok(SweepGrid {
             names: Vec::new(),
             points: vec![Vec::new()],
         });
@@ -273,7 +275,7 @@ pub fn sweep_grid(root: &toml::Table) -> Result<Grid, (String, String)> {
             })
             .collect();
     }
-    Ok(Grid { names, points })
+    Ok(SweepGrid { names, points })
 }
 
 #[cfg(test)]

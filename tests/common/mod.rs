@@ -13,7 +13,7 @@ pub const TRIALS: u64 = 400_000;
 
 pub fn plan(text: &str, general: bool) -> Plan {
     let set = scenario::parse(text, "test.toml", &[]).expect("test scenario is valid");
-    let plan = Plan::compile(&set.variants[0].scenario);
+    let plan = Plan::compile(set.variants[0].scenario());
     if general {
         plan.force_general_path()
     } else {

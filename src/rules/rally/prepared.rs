@@ -184,7 +184,7 @@ command = "rally"
                 continue; // an enemy drawn onto the unit: another layout
             };
             tried += 1;
-            let scenario = &set.variants[0].scenario;
+            let scenario = set.variants[0].scenario();
             let prepared = Prepared::new(scenario, 0);
             let first = prepared.first(scenario);
             let u = &scenario.units[0];

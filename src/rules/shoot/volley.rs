@@ -291,7 +291,7 @@ target = "t"
         for round in 0..200 {
             let text = scenario_text(&mut rng);
             let set = scenario::parse(&text, "v.toml", &[]).unwrap();
-            let plan = Plan::compile(&set.variants[0].scenario);
+            let plan = Plan::compile(set.variants[0].scenario());
             let mut fast = World::new(&plan);
             let mut stated = fast.clone();
             // Volleys of 0 to 40 wounds of 0 to 4 damage until the target is gone.
