@@ -2,7 +2,7 @@
 //! out here, a second decision whose best option depends on the first's outcome, the advised
 //! policy played by the Monte Carlo engine against the advised value, ties, and bad input.
 
-mod common;
+use crate::common;
 
 use common::{binomial_pmf, gather, metric};
 use rollcall::exact::{self, Advice};

@@ -1,7 +1,7 @@
 //! Shoot, Defend, Covering Fire, Run and Call of the Masters for every command, against
 //! probabilities worked out by hand in each test.
 
-mod common;
+use crate::common;
 
 use common::{
     assert_fits, assert_probability, constant, duel, gather, metric, plan as compile, wounds,

@@ -1,7 +1,7 @@
 //! Design arms: `[[choice]]`s with `set`, each validated as its own scenario and played on the
 //! same random numbers as the others. Expected values come from closed forms written here.
 
-mod common;
+use crate::common;
 
 use common::{binomial_pmf, comonotone_difference_variance, ok, rollcall};
 use rollcall::dice::{Fraction, SuccessCount};

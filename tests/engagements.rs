@@ -3,7 +3,7 @@
 //! out here, every condition and target rule on a scenario where it decides the outcome, the
 //! activation order, byte-identity across threads and shards, and bad input.
 
-mod common;
+use crate::common;
 
 use common::shootout::{chain, marginal, shootout, End};
 use common::{assert_fits, assert_probability, constant, gather, metric, plan};

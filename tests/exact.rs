@@ -10,7 +10,7 @@ use rollcall::scenario::{self, ScenarioSet};
 use std::path::Path;
 use std::process::Command;
 
-mod common;
+use crate::common;
 
 use common::{duel, wounds, MASTERS};
 

@@ -3,7 +3,7 @@
 //! conditions and target rules after removals worked out by hand, the refusal of Run, and
 //! `run --validate` on the shipped duel.
 
-mod common;
+use crate::common;
 
 use common::shootout::{chain, marginal, shootout, End};
 use common::{assert_fits, gather, metric, plan};

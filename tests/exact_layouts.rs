@@ -10,7 +10,7 @@ use rollcall::stats::Histogram;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 use std::collections::BTreeMap;
 
-mod common;
+use crate::common;
 
 use common::binomial_pmf;
 

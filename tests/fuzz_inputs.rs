@@ -4,7 +4,7 @@
 //! mutated scenarios and parts also goes through the binary, whose status must be 0 or 2.
 //!
 //! Ignored by default (it runs for about a minute): `.ci/run` runs it with
-//! `cargo test --release --test fuzz_inputs -- --ignored`. `ROLLCALL_FUZZ_ITERATIONS` sets the
+//! `cargo test --test integration fuzz_inputs -- --ignored`. `ROLLCALL_FUZZ_ITERATIONS` sets the
 //! mutated inputs per target (default 20,000), `ROLLCALL_FUZZ_SEED` the seed.
 
 #[path = "../fuzz/src/lib.rs"]

@@ -6,7 +6,7 @@
 //! and a README line, by blessing the files again:
 //!
 //! ```text
-//! ROLLCALL_BLESS=1 cargo test --release --test golden
+//! ROLLCALL_BLESS=1 cargo test --test integration golden
 //! ```
 //!
 //! `tests/golden/run/<scenario>/` holds what `rollcall run` writes into `results/<scenario>/`,

@@ -3,7 +3,7 @@
 //! they are one draw) and the rules' precomputed placements must give exactly the histograms
 //! of the plain general path, for every shipped battle scenario, sweep point and design arm.
 
-mod common;
+use crate::common;
 
 use rollcall::rules::Plan;
 use rollcall::scenario;

@@ -7,7 +7,7 @@ use rollcall::exact;
 use rollcall::scenario;
 use std::process::Command;
 
-mod common;
+use crate::common;
 
 use common::{assert_fits, binomial_pmf, gather, metric, plan, TRIALS};
 

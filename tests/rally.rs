@@ -2,7 +2,7 @@
 //! capacity worked out by hand, and eligibility rules. Every run has its own fixed seed;
 //! tolerances are 5 standard errors, and whole distributions are checked by chi-square.
 
-mod common;
+use crate::common;
 
 use common::{assert_fits, binomial_pmf, gather, metric, plan, TRIALS};
 

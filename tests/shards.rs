@@ -1,6 +1,6 @@
 //! Sharded runs merged back equal a single run byte for byte; bad sets of parts are refused.
 
-mod common;
+use crate::common;
 
 use common::{ok, rollcall};
 use std::path::{Path, PathBuf};

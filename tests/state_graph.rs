@@ -6,7 +6,7 @@
 //! another trial's continuation, and the histograms would differ from the general path's,
 //! which never remembers a trial.
 
-mod common;
+use crate::common;
 
 use rollcall::engine::{self, Monitor, RunSpec, Shard};
 use rollcall::rules::Plan;

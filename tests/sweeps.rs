@@ -3,7 +3,7 @@
 //! from the rules (what a sweep key cannot change is equal in every trial) and from closed
 //! forms written here.
 
-mod common;
+use crate::common;
 
 use common::{binomial_pmf, comonotone_difference_variance, csv_rows, rollcall};
 use std::collections::HashMap;

@@ -86,15 +86,22 @@ pub(super) fn split_path(key: &str) -> Result<Vec<String>, String> {
         }
         match part.strip_suffix(']').and_then(|p| p.split_once('[')) {
             Some((name, index)) => {
-                let index: usize = index.trim().parse().map_err(|_| {
-                    format!(
-                        "key path {}: {} must be a list name and a 0-based index, such as orders[0]",
-                        quoted(key),
-                        quoted(part)
-                    )
-                })?;
+                // The path names lists 1-based; `usize::MAX` has no successor, and no list is
+                // that long, so it is refused like any index that is not a number.
+                let number = index
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|index| index.checked_add(1))
+                    .ok_or_else(|| {
+                        format!(
+                            "key path {}: {} must be a list name and a 0-based index, such as orders[0]",
+                            quoted(key),
+                            quoted(part)
+                        )
+                    })?;
                 path.push(name.trim().to_string());
-                path.push(format!("#{}", index + 1));
+                path.push(format!("#{number}"));
             }
             None => path.push(part.to_string()),
         }
@@ -326,6 +333,8 @@ mod tests {
             Some("alive < 3")
         );
         let e = parse_setting("unit.a.orders[x].when=1").unwrap_err();
+        assert!(e.contains("0-based index"), "{e}");
+        let e = parse_setting("unit.a.orders[18446744073709551615].when=1").unwrap_err();
         assert!(e.contains("0-based index"), "{e}");
     }
 

@@ -1,0 +1,32 @@
+//! The integration tests: one test binary of modules, one file per subject, with the helpers
+//! they share in `common`. One binary links once, so changing a test or the library relinks it
+//! and not one binary per file. `conditions.rs` stays a binary of its own: it installs a
+//! counting global allocator, which would count every test's allocations here.
+
+mod common;
+
+mod advise;
+mod bad_input;
+mod cards;
+mod cli;
+mod commands;
+mod designs;
+mod docs;
+mod engagements;
+mod engine_kernels;
+mod equilibrium;
+mod exact;
+mod exact_engagements;
+mod exact_layouts;
+mod explain;
+mod fuzz_inputs;
+mod golden;
+mod limits;
+mod paths;
+mod profiles;
+mod rally;
+mod report;
+mod resilience;
+mod shards;
+mod state_graph;
+mod sweeps;
