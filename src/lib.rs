@@ -2,7 +2,7 @@
 //!
 //! The design (what each module holds and why) is in `docs/architecture.md`. The layers,
 //! lowest first: a module imports only from layers below its own, never from its own layer
-//! or above, so each can be read and tested from those below it. `tests/it/layers.rs` holds
+//! or above, so each can be read and tested from those below it. `tests/layers.rs` holds
 //! every `crate::` import to this list, and every file of `src/` free of import circles.
 //!
 //! 1. [`config`], [`dice`], [`format`](mod@format), [`geometry`], [`metrics`], [`stats`]:

@@ -21,6 +21,7 @@ mod exact_layouts;
 mod explain;
 mod fuzz_inputs;
 mod golden;
+mod layers;
 mod limits;
 mod paths;
 mod profiles;
