@@ -6,7 +6,7 @@
 //! the engine's per-trial gathering of its metrics into histograms: the same games played
 //! directly, then each game's row gathered in a column batch (the engine's worker's former
 //! way), then gathered as a sparse row (only the non-zero metrics added, the zeros counted
-//! once per batch), then counted in a table of small values (the worker's way since issue 19).
+//! once per batch), then counted in a table of small values (the worker's way since 0.5.2).
 //! The gatherings are local models written here, not the engine's code.
 //!
 //! The `effects` group splits the rules' own cost by family of effects: the same scenario

@@ -131,9 +131,9 @@ fn rally(c: &mut Criterion) {
     g.finish();
 }
 
-/// The long scripts of issue 15, whose paths meet at states (the outcome graph), next to
+/// Long scripts whose paths meet at states (the outcome graph), next to
 /// open-field Rally on 2 threads: read them as ratios to `open_field`. Each run learns its
-/// graph afresh, as a `rollcall run` does, so the trial counts are those the issue quotes.
+/// graph afresh, as a `rollcall run` does, so the trial counts are those docs/performance.md quotes.
 fn graph(c: &mut Criterion) {
     let mut g = c.benchmark_group("graph");
     g.sample_size(10);

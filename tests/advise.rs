@@ -595,7 +595,7 @@ fn a_refusal_in_an_arm_with_fixed_orders_is_not_blamed_on_the_advice() {
 
 #[test]
 fn advise_help_names_the_folder_it_writes() {
-    // The default folder, as the README's advise section documents it.
+    // The default folder, as docs/advice.md documents it.
     let o = rollcall(&["advise", "--help"]);
     let help = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{help}");

@@ -111,7 +111,7 @@ fn banniere_calls_a_theurgie_that_blaspheme_cancels() {
     assert_eq!(metric(&log, "A.rituel.cancelled"), 1);
     assert_eq!(metric(&log, "A.rituel.resolved"), 0);
     assert_eq!(metric(&log, "A.score"), 2);
-    // The shipped scenario is the README's card example as written, and plays the same turn.
+    // The shipped scenario is docs/cards.md's example as written, and plays the same turn.
     let shipped = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/configs/cards-banniere.toml"

@@ -1,6 +1,6 @@
 //! Order conditions from the outside: evaluation allocates nothing (counted by a global
 //! allocator, which is why this is its own test binary), and `missing` is derived from `size`
-//! and `alive` as the README says.
+//! and `alive` as docs/engagements.md says.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

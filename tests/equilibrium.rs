@@ -39,7 +39,7 @@ fn assert_certified(m: &[Vec<f64>], e: &Equilibrium, tol: f64) {
 }
 
 #[test]
-fn the_issue_example_mixes_three_to_one() {
+fn the_shipped_example_mixes_three_to_one() {
     // A: x>y or y>x; B: c1>c2 or c2>c1. A's margins (worked in configs/cards-equilibrium.toml):
     //   x>y: 4, 3;  y>x: 1, 4.
     // A mixing p on x>y gets 4p + 1(1-p) = 1 + 3p against c1>c2 and 3p + 4(1-p) = 4 - p
@@ -249,11 +249,11 @@ fn value_row(csv: &str) -> (f64, f64, f64) {
 
 #[test]
 fn the_value_interval_covers_the_true_value_at_its_stated_rate() {
-    // Replicated runs of the issue's game with noise: arm (i, j)'s per-trial margin is
-    // m_ij + s_ij * c + d, with c = ±1 a coin shared by all arms (the common random numbers
+    // Replicated runs of the shipped example's game with noise: arm (i, j)'s per-trial margin
+    // is m_ij + s_ij * c + d, with c = ±1 a coin shared by all arms (the common random numbers
     // that correlate them), s = (2, 1, 1, 2) and d uniform on {-1, 0, 1} per arm. Both have
-    // mean 0, so the true matrix is the issue's, whose value is 13/4. B's score is a die
-    // shared by the arms, added to A's too, so it cancels from the margin but not from the
+    // mean 0, so the true matrix is the shipped example's, whose value is 13/4. B's score is a
+    // die shared by the arms, added to A's too, so it cancels from the margin but not from the
     // scores. The equilibrium's weights a_i b_j put 12/16 of the value on the two arms with
     // s = 2, so an interval that ignored the covariance between arms would be far too narrow
     // (about 75% coverage instead of 95%).
@@ -366,7 +366,7 @@ fn the_shipped_example_gives_the_worked_answer() {
     );
     let read = |name: &str| std::fs::read_to_string(Path::new(&out).join(name)).unwrap();
     let (eq, orderings) = (read("equilibrium.csv"), read("orderings.csv"));
-    // Initiative A: the issue's matrix, exactly, and its mixes.
+    // Initiative A: the shipped example's matrix, exactly, and its mixes.
     let pairs: Vec<(&str, &str, &str)> = rows(&orderings, "A")
         .iter()
         .filter(|f| f[2] == "pair")
@@ -396,8 +396,9 @@ fn the_shipped_example_gives_the_worked_answer() {
     );
     // Initiative drawn each turn: B first, the matrix is 0, 3 / 1, 0 (B's counters arm before
     // A's cards, except that C2 waits for the action and C1 for the spell); the average with
-    // the issue's is 2, 3 / 1, 2: a saddle at (x>y, c1>c2), value 2. That cell's margin is 4
-    // or 0 on a fair coin, so its interval is the t interval of 4 * Bernoulli(1/2).
+    // the shipped example's is 2, 3 / 1, 2: a saddle at (x>y, c1>c2), value 2. That cell's
+    // margin is 4 or 0 on a fair coin, so its interval is the t interval of
+    // 4 * Bernoulli(1/2).
     let random = rows(&eq, "random");
     let probabilities: Vec<&str> = random.iter().map(|f| f[4]).collect();
     assert_eq!(probabilities, ["1", "0", "1", "0"]);

@@ -3,7 +3,7 @@
 //! These files were written by the program itself, so they prove nothing about correctness
 //! (the statistical and exact tests do that). They guard what users publish: a change to any
 //! number a shipped scenario prints fails here, and must be made on purpose, with a version bump
-//! and a README line, by blessing the files again:
+//! and a CHANGELOG.md line, by blessing the files again:
 //!
 //! ```text
 //! ROLLCALL_BLESS=1 cargo test --test integration golden
