@@ -310,8 +310,10 @@ fn an_order_never_taken_for_want_of_a_known_reason_names_its_metric() {
         );
     assert_eq!(
         run_warnings(&text, &[]),
-        ["order #2 of `wardens` (rally) was never taken in any trial: `wardens.declared.rally` \
-          is 0 in every trial"]
+        [
+            "order #2 of `wardens` (rally) was never taken in any trial: `wardens.declared.rally` \
+          is 0 in every trial"
+        ]
     );
     assert_eq!(explain_warnings(&text), Vec::<String>::new());
 }

@@ -282,9 +282,8 @@ fn step_refusal(
     if unit.models.is_empty() {
         return Some(no_model(&unit.id));
     }
-    let earlier = (0..i).find(|&j| {
-        steps[j].unit == step.unit && steps[j].round == step.round && declared(j)
-    });
+    let earlier =
+        (0..i).find(|&j| steps[j].unit == step.unit && steps[j].round == step.round && declared(j));
     if let Some(j) = earlier {
         return Some(format!(
             "`{}` takes one command a round, and its step `{}` ({}) comes first in round {}",
@@ -316,12 +315,14 @@ fn defended_earlier(
     let step = &steps[i];
     let unit = &s.units[step.unit];
     let command = step.order.command();
-    if unit.response != Response::Defend || !command.barred_by().intersects(Restrictions::DEFEND)
-    {
+    if unit.response != Response::Defend || !command.barred_by().intersects(Restrictions::DEFEND) {
         return None;
     }
     let j = (0..i).find(|&j| {
-        let shot_at = steps[j].order == (Order::Shoot { target: Target::Unit(step.unit) });
+        let shot_at = steps[j].order
+            == (Order::Shoot {
+                target: Target::Unit(step.unit),
+            });
         steps[j].round == step.round
             && shot_at
             && s.units[steps[j].unit].side != unit.side
@@ -652,7 +653,10 @@ mod tests {
         assert_eq!(holds("damaged >= 2", 5, 3, 6), Some(true));
         assert_eq!(holds("damaged >= 3", 5, 3, 6), Some(false));
         // Questions about the table may be answered either way, each on its own.
-        assert_eq!(holds("in_range and not enemy_within(1)", 5, 1, 6), Some(true));
+        assert_eq!(
+            holds("in_range and not enemy_within(1)", 5, 1, 6),
+            Some(true)
+        );
         assert_eq!(holds("not in_range and round > 6", 5, 1, 6), Some(false));
         // Too many states to try: no verdict.
         assert_eq!(holds("round > 6", 10_000, 10, 6), None);
