@@ -64,8 +64,11 @@ fn main() {
             Err(e) => report(&e),
         },
         CommandLine::Explain { file, settings } => match app::explain(&file, &settings) {
-            Ok(text) => {
-                print!("{text}");
+            Ok(explained) => {
+                print!("{}", explained.text);
+                for line in &explained.warnings {
+                    eprintln!("{line}");
+                }
                 0
             }
             Err(e) => report(&e),

@@ -31,3 +31,4 @@ mod resilience;
 mod shards;
 mod state_graph;
 mod sweeps;
+mod warnings;

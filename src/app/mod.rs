@@ -25,7 +25,7 @@ mod run;
 
 pub use advise::{advise, advise_plans, Advised};
 pub use exact::exact;
-pub use explain::explain;
+pub use explain::{explain, Explained};
 pub use merge::merge;
 pub use report::report;
 pub use run::{run, RunOptions};

@@ -169,7 +169,8 @@ fn run_one(
     let wall = start.elapsed().as_secs_f64();
     let report = report_of(set, variants);
     let in_full = monitor.played_in_full.load(Ordering::Relaxed);
-    let meta = run_meta(opts, set, &spec, (played, in_full, complete), wall);
+    let mut meta = run_meta(opts, set, &spec, (played, in_full, complete), wall);
+    meta.warnings = warn_never_acted(set, &report, log);
     // An interrupted run that saves progress leaves a checkpoint of everything it gathered.
     let last_checkpoint = checkpoints
         .as_ref()
@@ -232,6 +233,20 @@ fn run_meta(
         ..provenance(set, output::MONTE_CARLO)
     };
     RunMeta::new(made, set.variants.len(), Some(trials), wall)
+}
+
+/// Warns of every step, order and weapon that acted in no trial; returns the warnings for
+/// run.json.
+fn warn_never_acted(
+    set: &ScenarioSet,
+    report: &Report,
+    log: &mut dyn FnMut(Note<'_>),
+) -> Vec<String> {
+    let warnings = crate::explain::warnings::after_run(set, &report.variants);
+    for w in &warnings {
+        log(Note::Warning(&crate::explain::warnings::line(&set.name, w)));
+    }
+    warnings
 }
 
 /// Says what the run played and where it wrote, and writes the report when asked.

@@ -6,10 +6,14 @@
 //! options, the units, what one trial plays (`battle.rs` for steps and engagements, `cards.rs`
 //! for card games), what each metric counts (`metrics.rs`), and which engine applies. It
 //! decides nothing and computes only geometry the rules' plan already holds.
+//!
+//! [`warnings`] says which steps, orders and weapons never act: read off a run's results for
+//! `rollcall run`, proven from the scenario alone for `explain`.
 
 mod battle;
 mod cards;
 mod metrics;
+pub mod warnings;
 
 use crate::dice::DiceTest;
 use crate::engine::MetricName;

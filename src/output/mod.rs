@@ -40,6 +40,9 @@ pub struct RunMeta {
     /// knows it; merged and exact tables leave it out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trials_played_in_full: Option<u64>,
+    /// What acted in no trial of a run (steps, orders, weapons), with the reason where the
+    /// scenario tells it; empty for exact and merged tables, which are not checked.
+    pub warnings: Vec<String>,
 }
 
 /// The `method` of tables a simulation played.
@@ -109,6 +112,7 @@ impl RunMeta {
             },
             complete: trials.complete,
             trials_played_in_full: trials.played_in_full,
+            warnings: Vec::new(),
         }
     }
 }
