@@ -249,7 +249,10 @@ mod tests {
             format!("{label} [{}] {status}", "=".repeat(13))
         );
         // 80 columns: no room for a bar; 79 - 48 - 1 = 30 columns of the label.
-        assert_eq!(line(80, label, 0.5, status), format!("{} {status}", &label[..30]));
+        assert_eq!(
+            line(80, label, 0.5, status),
+            format!("{} {status}", &label[..30])
+        );
         for width in 0..200 {
             let l = line(width, label, 0.5, status);
             assert!(
@@ -259,7 +262,10 @@ mod tests {
             );
         }
         // Too narrow for a bar: the label is clipped, then the status.
-        assert_eq!(line(60, label, 0.5, status), format!("{} {status}", &label[..10]));
+        assert_eq!(
+            line(60, label, 0.5, status),
+            format!("{} {status}", &label[..10])
+        );
         assert_eq!(line(20, label, 0.5, status), status[..19]);
     }
 }

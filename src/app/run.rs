@@ -258,7 +258,9 @@ fn tell_written(
     if complete {
         log(Note::Info(&line));
     } else {
-        log(Note::Warning(&format!("{line}; resume with: {resume_with}")));
+        log(Note::Warning(&format!(
+            "{line}; resume with: {resume_with}"
+        )));
     }
     if opts.report && complete && opts.shard.is_none() {
         let paths = crate::report::write(written, None)?;
@@ -374,7 +376,9 @@ fn play_watched(
     crate::progress::watch(
         monitor,
         spec.trials,
-        resumed.and_then(|r| r.reports.first()).map_or(0, report_trials),
+        resumed
+            .and_then(|r| r.reports.first())
+            .map_or(0, report_trials),
         &set.name,
         opts.quiet,
         &INTERRUPT,
