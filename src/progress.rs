@@ -104,7 +104,7 @@ fn terminal_width() -> usize {
 /// that fills it makes some terminals wrap): `label [=====>    ] status`. The status is kept
 /// first, then as much of the label as fits, then the bar (up to [`BAR_WIDTH`], left out when
 /// narrower than [`MIN_BAR_WIDTH`]); `share` is the part of the trials done, 0 to 1.
-pub fn line(width: usize, label: &str, share: f64, status: &str) -> String {
+fn line(width: usize, label: &str, share: f64, status: &str) -> String {
     let room = width.saturating_sub(1);
     let status: String = status.chars().take(room).collect();
     let mut left = room - status.chars().count();
