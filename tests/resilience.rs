@@ -446,3 +446,94 @@ fn ctrl_c_on_a_run_of_any_length_writes_what_it_has_marked_incomplete() {
         );
     }
 }
+
+#[test]
+fn ctrl_c_without_checkpoint_leaves_what_resume_needs_and_says_how() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let started = Instant::now();
+    run_ok(
+        root,
+        &strs(&duel("full", &["--threads", "2", "--seed", "1"])),
+    );
+    let took = started.elapsed();
+    // Half-way through a run like the reference: some chunks done, most not. On a slower
+    // moment the run may have played none yet, which a resume must handle as well.
+    let mut child = rollcall(
+        root,
+        &strs(&duel("cut", &["--threads", "2", "--seed", "1"])),
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    std::thread::sleep(took / 2);
+    interrupt(&child);
+    assert_eq!(
+        wait_for(&mut child, Duration::from_secs(60)).code(),
+        Some(130)
+    );
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    // --quiet hides the summary of a complete run, never how to resume an interrupted one.
+    let resume = format!(
+        "resume with: rollcall run {} --resume cut --trials 1000000 --seed 1",
+        config("duel.toml")
+    );
+    assert!(stderr.contains(&resume), "{stderr}");
+    let first = run_json(&root.join("cut"));
+    assert_eq!(first["complete"], false);
+    assert!(root.join("cut/checkpoint.json").is_file());
+    run_ok(root, &strs(&duel("", &["--resume", "cut", "--seed", "1"])));
+    assert_same_run(
+        &root.join("cut"),
+        &root.join("full"),
+        "resumed after Ctrl-C",
+    );
+    // The resumed run's figures count both parts: every trial against the time of both.
+    let meta = run_json(&root.join("cut"));
+    let number = |m: &serde_json::Value, key: &str| m[key].as_f64().unwrap();
+    let (trials, wall) = (
+        number(&meta, "trials_played"),
+        number(&meta, "wall_seconds"),
+    );
+    assert_eq!(trials, 1e6);
+    assert!(
+        wall > number(&first, "wall_seconds"),
+        "{meta} after {first}"
+    );
+    let rate = number(&meta, "trials_per_second");
+    assert!(
+        (rate - trials / wall).abs() <= 0.01 * rate,
+        "rate {rate} is not trials / wall = {}",
+        trials / wall
+    );
+}
+
+#[test]
+fn a_checkpoint_is_saved_every_seconds_while_a_long_run_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let args = [
+        "run",
+        &config("duel.toml"),
+        "--trials",
+        "1e12",
+        "--quiet",
+        "--threads",
+        "2",
+        "--checkpoint",
+        "1",
+        "--out",
+        "long",
+    ];
+    let mut child = spawn(root, &args);
+    let checkpoint = root.join("long/checkpoint.json");
+    assert!(appears(&mut child, &checkpoint), "the run ended");
+    child.kill().unwrap();
+    wait_for(&mut child, Duration::from_secs(60));
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&checkpoint).unwrap()).unwrap();
+    let played = saved["body"]["trials_played"].as_u64().unwrap();
+    assert!(played > 0 && played.is_multiple_of(65536), "{played}");
+}

@@ -138,6 +138,7 @@ fn run_one(
         None => Some(claim(dir)?),
         Some(_) => None,
     };
+    let named_dir = dir;
     let dir = claim.as_ref().map_or(dir, |c| c.dir());
     let checkpoint_path = dir.join(match opts.shard {
         None => output::CHECKPOINT_FILE.to_string(),
@@ -150,6 +151,7 @@ fn run_one(
         Some(_) => Some(read_checkpoint(&checkpoint_path, set, &spec)?),
         None => None,
     };
+    let resume_with = resume_command(opts, set, named_dir);
     let mut checkpoints = checkpoints(opts, set, &spec, &checkpoint_path, resumed.as_ref());
     let monitor = Monitor::default();
     let start = Instant::now();
@@ -163,19 +165,17 @@ fn run_one(
         &mut checkpoints,
         start,
     )?;
-    if let Some(e) = checkpoints.as_mut().and_then(|c| c.failed.take()) {
+    if let Some(e) = checkpoints.failed.take() {
         return Err(write_error(&checkpoint_path)(e));
     }
-    let wall = start.elapsed().as_secs_f64();
+    let wall = checkpoints.wall(start);
     let report = report_of(set, variants);
     let in_full = monitor.played_in_full.load(Ordering::Relaxed);
     let mut meta = run_meta(opts, set, &spec, (played, in_full, complete), wall);
     meta.warnings = warn_never_acted(set, &report, log);
-    // An interrupted run that saves progress leaves a checkpoint of everything it gathered.
-    let last_checkpoint = checkpoints
-        .as_ref()
-        .filter(|_| !complete)
-        .map(|c| c.bytes(start));
+    // An interrupted run leaves a checkpoint of everything it gathered, so that it can be
+    // resumed whether or not it was asked to save its progress as it went.
+    let last_checkpoint = (!complete).then(|| checkpoints.bytes(start));
     let (written, status) = match claim {
         None => {
             let body = part_body(set, &spec, report.variants, complete, played);
@@ -206,7 +206,7 @@ fn run_one(
             (write_tables(&claim, &report, &meta, extra)?, status)
         }
     };
-    tell_written(opts, set, &meta, &written, log)?;
+    tell_written(opts, set, &meta, &written, &resume_with, log)?;
     Ok(status)
 }
 
@@ -249,16 +249,18 @@ fn warn_never_acted(
     warnings
 }
 
-/// Says what the run played and where it wrote, and writes the report when asked.
+/// Says what the run played and where it wrote (an interrupted run, even with `--quiet`, also
+/// how to resume it: `resume_with`), and writes the report when asked.
 fn tell_written(
     opts: &RunOptions,
     set: &ScenarioSet,
     meta: &RunMeta,
     written: &Path,
+    resume_with: &str,
     log: &mut dyn FnMut(Note<'_>),
 ) -> Result<(), Error> {
     let (played, wall, complete) = (meta.trials_played, meta.wall_seconds, meta.complete);
-    log(Note::Info(&format!(
+    let line = format!(
         "{}: {} trials in {:.2} s ({} trials/s, {} random lanes){} -> {}",
         set.name,
         played,
@@ -267,7 +269,14 @@ fn tell_written(
         engine::stream::kernel().name(),
         if complete { "" } else { ", interrupted" },
         written.display()
-    )));
+    );
+    if complete {
+        log(Note::Info(&line));
+    } else {
+        log(Note::Warning(&format!(
+            "{line}; resume with: {resume_with}"
+        )));
+    }
     if opts.report && complete && opts.shard.is_none() {
         let paths = crate::report::write(written, None)?;
         log(Note::Info(&format!(
@@ -295,31 +304,75 @@ fn clear_shard_leftovers(dir: &Path, spec: &RunSpec, checkpoint_path: &Path) -> 
     Ok(())
 }
 
-/// The run's saved progress, when `--checkpoint` or `--resume` asks for it, holding what the
-/// resumed checkpoint holds.
+/// The run's progress, saved every `--checkpoint` SECONDS and when the run is interrupted,
+/// starting from what the resumed checkpoint holds.
 fn checkpoints(
     opts: &RunOptions,
     set: &ScenarioSet,
     spec: &RunSpec,
     checkpoint_path: &Path,
     resumed: Option<&Resumed>,
-) -> Option<Checkpoints> {
-    let mut checkpoints =
-        (opts.checkpoint.is_some() || opts.resume.is_some()).then(|| Checkpoints {
-            path: checkpoint_path.to_path_buf(),
-            every: opts.checkpoint,
-            last: Instant::now(),
-            body: part_body(set, spec, Vec::new(), false, 0),
-            reports: Vec::new(),
-            done: ChunkSet::default(),
-            threads: opts.threads,
-            failed: None,
-        });
-    if let (Some(c), Some(from)) = (checkpoints.as_mut(), resumed) {
-        c.reports = from.reports.clone();
-        c.done = from.done.clone();
+) -> Checkpoints {
+    Checkpoints {
+        path: checkpoint_path.to_path_buf(),
+        every: opts.checkpoint,
+        last: Instant::now(),
+        body: part_body(set, spec, Vec::new(), false, 0),
+        reports: resumed.map_or_else(Vec::new, |r| r.reports.clone()),
+        done: resumed.map_or_else(ChunkSet::default, |r| r.done.clone()),
+        earlier_wall: resumed.map_or(0.0, |r| r.wall),
+        threads: opts.threads,
+        failed: None,
     }
-    checkpoints
+}
+
+/// The command that resumes this run of `set` from its checkpoint in `dir`: the scenario file
+/// and the flags that must match the checkpoint (`--trials`, `--seed`, `--set`, `--shard`) or
+/// decide how the run ends (`--precision`, `--checkpoint`, `--validate`, `--report`).
+fn resume_command(opts: &RunOptions, set: &ScenarioSet, dir: &Path) -> String {
+    let mut words = vec![
+        "rollcall".to_string(),
+        "run".into(),
+        shell_word(&set.file),
+        "--resume".into(),
+        shell_word(&dir.to_string_lossy()),
+    ];
+    let mut flag = |name: &str, value: String| words.extend([name.to_string(), value]);
+    if let Some(t) = opts.trials {
+        flag("--trials", t.to_string());
+    }
+    if let Some(s) = opts.seed {
+        flag("--seed", s.to_string());
+    }
+    for s in &opts.settings {
+        flag("--set", shell_word(&s.to_string()));
+    }
+    if let Some(s) = opts.shard {
+        flag("--shard", format!("{}/{}", s.index, s.count));
+    }
+    if let Some(eps) = opts.precision {
+        flag("--precision", eps.to_string());
+    }
+    if let Some(every) = opts.checkpoint {
+        flag("--checkpoint", every.as_secs_f64().to_string());
+    }
+    let switches = [
+        (opts.check_against_exact, "--validate"),
+        (opts.report, "--report"),
+    ];
+    words.extend(switches.iter().filter(|s| s.0).map(|s| s.1.to_string()));
+    words.join(" ")
+}
+
+/// `text` as one word for a POSIX shell: as it is when no character is special, else in
+/// single quotes.
+fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }
 
 /// Plays the sweep points under the progress bar, from the resumed checkpoint if any, saving
@@ -332,31 +385,32 @@ fn play_watched(
     spec: &RunSpec,
     monitor: &Monitor,
     resumed: Option<&Resumed>,
-    checkpoints: &mut Option<Checkpoints>,
+    checkpoints: &mut Checkpoints,
     start: Instant,
 ) -> Result<(Vec<VariantReport>, bool, u64), Error> {
     crate::progress::watch(
         monitor,
         spec.trials,
+        resumed
+            .and_then(|r| r.reports.first())
+            .map_or(0, report_trials),
         &set.name,
         opts.quiet,
         &INTERRUPT,
         || {
             let from = resumed.map(|r| (&r.reports[..], r.done.clone()));
             let mut between = |reports: &dyn Fn() -> Vec<VariantReport>, done: &ChunkSet| {
-                if let Some(c) = checkpoints.as_mut().filter(|c| c.due()) {
-                    c.set(reports(), done.clone());
-                    if let Err(e) = c.write(start) {
+                if checkpoints.due() {
+                    checkpoints.set(reports(), done.clone());
+                    if let Err(e) = checkpoints.write(start) {
                         // A run asked to save its progress stops when it cannot.
-                        c.failed = Some(e);
+                        checkpoints.failed = Some(e);
                         monitor.stop.store(true, Ordering::Relaxed);
                     }
                 }
             };
             let p = compiled.play(set, spec, monitor, from, &mut between)?;
-            if let Some(c) = checkpoints.as_mut() {
-                c.set(p.reports.clone(), p.done);
-            }
+            checkpoints.set(p.reports.clone(), p.done);
             Ok::<_, Error>((p.reports, p.complete, p.trials))
         },
     )
@@ -459,7 +513,7 @@ fn report_of(set: &ScenarioSet, variants: Vec<VariantReport>) -> Report {
 /// A run's saved progress: per sweep point started, its report and the chunks it holds.
 struct Checkpoints {
     path: PathBuf,
-    /// `--checkpoint`; without it (`--resume` alone) only an interrupted run saves.
+    /// `--checkpoint`; without it only an interrupted run saves.
     every: Option<Duration>,
     last: Instant,
     /// Identity of the run; its report is filled in when written.
@@ -467,6 +521,10 @@ struct Checkpoints {
     reports: Vec<VariantReport>,
     /// The chunks played: the same at every sweep point, since each trial plays them all.
     done: ChunkSet,
+    /// Seconds the earlier parts of a resumed run took (0 for a fresh run): the checkpoint's
+    /// wall time is that of every part so far, so run.json's rate counts every trial against
+    /// the time every trial took.
+    earlier_wall: f64,
     threads: usize,
     failed: Option<std::io::Error>,
 }
@@ -493,7 +551,13 @@ impl Checkpoints {
             .map(|r| [r.start, r.end])
             .collect();
         let chunks = self.reports.iter().map(|_| ranges.clone()).collect();
-        partial::checkpoint_to_bytes(body, chunks, self.threads, start.elapsed().as_secs_f64())
+        partial::checkpoint_to_bytes(body, chunks, self.threads, self.wall(start))
+    }
+
+    /// Seconds the run has taken so far, its earlier parts included, this part being the one
+    /// begun at `start`.
+    fn wall(&self, start: Instant) -> f64 {
+        self.earlier_wall + start.elapsed().as_secs_f64()
     }
 
     fn write(&mut self, start: Instant) -> std::io::Result<()> {
@@ -515,6 +579,8 @@ fn report_trials(report: &VariantReport) -> u64 {
 struct Resumed {
     reports: Vec<VariantReport>,
     done: ChunkSet,
+    /// Seconds the run took up to the checkpoint: the checkpoint's `wall_seconds`.
+    wall: f64,
 }
 
 /// Reads the checkpoint at `path` and refuses one made by another run than `set` with `spec`:
@@ -522,7 +588,7 @@ struct Resumed {
 fn read_checkpoint(path: &Path, set: &ScenarioSet, spec: &RunSpec) -> Result<Resumed, Error> {
     if !path.is_file() {
         return Err(Error::Usage(format!(
-            "--resume: {} does not exist; a run saves one there with --checkpoint SECONDS (or when interrupted with --checkpoint or --resume)",
+            "--resume: {} does not exist; a run saves one there when it is interrupted, and every SECONDS with --checkpoint SECONDS",
             path.display()
         )));
     }
@@ -593,6 +659,7 @@ fn read_checkpoint(path: &Path, set: &ScenarioSet, spec: &RunSpec) -> Result<Res
     Ok(Resumed {
         reports: variants.clone(),
         done,
+        wall: part.wall_seconds,
     })
 }
 
