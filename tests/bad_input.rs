@@ -287,7 +287,15 @@ fn missing_out_of_range_or_beside_alive() {
     // `missing` says what `alive` says the other way round: 0 to size, and not both.
     for (value, parts) in [
         ("-1", &["unit.wardens.missing", "-1", "from 0 to 10"][..]),
-        ("11", &["unit.wardens.missing", "11", "more than size = 10", "from 0 to size"]),
+        (
+            "11",
+            &[
+                "unit.wardens.missing",
+                "11",
+                "more than size = 10",
+                "from 0 to size",
+            ],
+        ),
     ] {
         let e = fails(&replace("alive = 4", &format!("missing = {value}")), &[]);
         names_file(&e);
@@ -297,7 +305,12 @@ fn missing_out_of_range_or_beside_alive() {
     names_file(&e);
     says(
         &e,
-        &["unit.wardens.missing", "`alive` (= 4)", "`missing` (= 6)", "give one of them"],
+        &[
+            "unit.wardens.missing",
+            "`alive` (= 4)",
+            "`missing` (= 6)",
+            "give one of them",
+        ],
     );
     // The same through --set and a sweep, onto a file that gives `alive`.
     let e = fails(BASELINE, &["--set", "unit.wardens.missing=6"]);
@@ -313,7 +326,13 @@ fn missing_out_of_range_or_beside_alive() {
         ),
         &[],
     );
-    says(&e, &["unit.wardens.models", "lists 1 positions but alive = size - missing = 2"]);
+    says(
+        &e,
+        &[
+            "unit.wardens.models",
+            "lists 1 positions but alive = size - missing = 2",
+        ],
+    );
 }
 
 #[test]

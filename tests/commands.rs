@@ -379,23 +379,13 @@ fn a_unit_without_a_defense_may_defend_and_is_then_barred_from_rally() {
     // Defend needs no `defense` key (its bonus then changes nothing: every hit wounds), but it
     // still applies the Defend restriction, so the target's Rally in the same round is
     // refused. The shots never hit (d6>=7), so the target is always alive to try.
-    let text = duel(
-        "",
-        "size = 5\nalive = 1\nresponse = \"defend\"",
-        "",
-    )
-    .replace("hit = \"d6>=4\"", "hit = \"d6>=7\"")
+    let text = duel("", "size = 5\nalive = 1\nresponse = \"defend\"", "")
+        .replace("hit = \"d6>=4\"", "hit = \"d6>=7\"")
         + "[[step]]\nunit = \"target\"\ncommand = \"rally\"\n";
     let plan = compile(&text, false);
     let g = gather(&plan, 10_000, 113, 1);
-    assert_eq!(
-        constant(metric(&plan, &g, "step1.responses"), "defend"),
-        1
-    );
-    assert_eq!(
-        constant(metric(&plan, &g, "step2.ineligible"), "rally"),
-        1
-    );
+    assert_eq!(constant(metric(&plan, &g, "step1.responses"), "defend"), 1);
+    assert_eq!(constant(metric(&plan, &g, "step2.ineligible"), "rally"), 1);
 }
 
 #[test]

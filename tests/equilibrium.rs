@@ -344,7 +344,11 @@ fn a_game_without_chance_shows_its_exact_value_with_no_width() {
     let d = [11, 11, 33];
     let exact = 33.0 / 7.0;
     let m: Vec<Vec<f64>> = (0..3)
-        .map(|i| (0..3).map(|j| if i == j { d[i] as f64 } else { 0.0 }).collect())
+        .map(|i| {
+            (0..3)
+                .map(|j| if i == j { d[i] as f64 } else { 0.0 })
+                .collect()
+        })
         .collect();
     let e = solve(&m).unwrap();
     assert!((e.value - exact).abs() < 1e-12, "{e:?}");

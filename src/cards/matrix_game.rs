@@ -88,7 +88,13 @@ pub fn solve(payoff: &[Vec<f64>]) -> Result<Equilibrium, SolveError> {
     let value = payoff
         .iter()
         .zip(&a_weights)
-        .map(|(row, &p)| p * row.iter().zip(&b_weights).map(|(&x, &q)| x * q).sum::<f64>())
+        .map(|(row, &p)| {
+            p * row
+                .iter()
+                .zip(&b_weights)
+                .map(|(&x, &q)| x * q)
+                .sum::<f64>()
+        })
         .sum();
     Ok(Equilibrium {
         a,
@@ -207,7 +213,10 @@ mod tests {
 
     #[test]
     fn rounding_keeps_simple_fractions_exact() {
-        assert_eq!(rounded(vec![0.7500000000003, 0.2499999999997]), [0.75, 0.25]);
+        assert_eq!(
+            rounded(vec![0.7500000000003, 0.2499999999997]),
+            [0.75, 0.25]
+        );
         assert_eq!(rounded(vec![-1e-12, 1.0000000000001]), [0.0, 1.0]);
     }
 
@@ -216,7 +225,10 @@ mod tests {
         // Matching pennies with payoffs 7 and 3 on the diagonal: A's mix p equalises
         // 7p = 3(1 - p), p = 3/10, value 21/10. Rounded mixes that sum to 1 stay as they are.
         let e = solve(&[vec![7.0, 0.0], vec![0.0, 3.0]]).unwrap();
-        assert_eq!((e.a.clone(), e.a_weights.clone()), (vec![0.3, 0.7], vec![0.3, 0.7]));
+        assert_eq!(
+            (e.a.clone(), e.a_weights.clone()),
+            (vec![0.3, 0.7], vec![0.3, 0.7])
+        );
         assert!((e.value - 2.1).abs() < 1e-15, "{e:?}");
         assert_eq!(summing_to_one(&[0.5, 0.25, 0.25]), [0.5, 0.25, 0.25]);
         let w = summing_to_one(&[0.428571429, 0.428571429, 0.142857143]);
