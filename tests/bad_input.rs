@@ -283,6 +283,59 @@ fn alive_more_than_size() {
 }
 
 #[test]
+fn missing_out_of_range_or_beside_alive() {
+    // `missing` says what `alive` says the other way round: 0 to size, and not both.
+    for (value, parts) in [
+        ("-1", &["unit.wardens.missing", "-1", "from 0 to 10"][..]),
+        (
+            "11",
+            &[
+                "unit.wardens.missing",
+                "11",
+                "more than size = 10",
+                "from 0 to size",
+            ],
+        ),
+    ] {
+        let e = fails(&replace("alive = 4", &format!("missing = {value}")), &[]);
+        names_file(&e);
+        says(&e, parts);
+    }
+    let e = fails(&insert_after("alive = 4", "missing = 6"), &[]);
+    names_file(&e);
+    says(
+        &e,
+        &[
+            "unit.wardens.missing",
+            "`alive` (= 4)",
+            "`missing` (= 6)",
+            "give one of them",
+        ],
+    );
+    // The same through --set and a sweep, onto a file that gives `alive`.
+    let e = fails(BASELINE, &["--set", "unit.wardens.missing=6"]);
+    says(&e, &["unit.wardens.missing", "both `alive`"]);
+    let swept = replace("alive = 4", "") + "[sweep]\n\"unit.wardens.missing\" = [2, 12]\n";
+    let e = fails(&swept, &[]);
+    says(&e, &["unit.wardens.missing", "12", "more than size = 10"]);
+    // Positions are counted against the models alive, size - missing.
+    let e = fails(
+        &replace("alive = 4", "missing = 8").replace(
+            "formation = { kind = \"line\", x = 24.0, y = 24.0, spacing = 1.5 }",
+            "models = [[24.0, 24.0]]",
+        ),
+        &[],
+    );
+    says(
+        &e,
+        &[
+            "unit.wardens.models",
+            "lists 1 positions but alive = size - missing = 2",
+        ],
+    );
+}
+
+#[test]
 fn size_zero() {
     let e = fails(&replace("size = 10", "size = 0"), &[]);
     names_file(&e);

@@ -373,3 +373,56 @@ fn fast_and_general_paths_agree_on_shooting_scenarios() {
         assert_eq!(a, b);
     }
 }
+
+#[test]
+fn a_unit_without_a_defense_may_defend_and_is_then_barred_from_rally() {
+    // Defend needs no `defense` key (its bonus then changes nothing: every hit wounds), but it
+    // still applies the Defend restriction, so the target's Rally in the same round is
+    // refused. The shots never hit (d6>=7), so the target is always alive to try.
+    let text = duel("", "size = 5\nalive = 1\nresponse = \"defend\"", "")
+        .replace("hit = \"d6>=4\"", "hit = \"d6>=7\"")
+        + "[[step]]\nunit = \"target\"\ncommand = \"rally\"\n";
+    let plan = compile(&text, false);
+    let g = gather(&plan, 10_000, 113, 1);
+    assert_eq!(constant(metric(&plan, &g, "step1.responses"), "defend"), 1);
+    assert_eq!(constant(metric(&plan, &g, "step2.ineligible"), "rally"), 1);
+}
+
+#[test]
+fn covering_fire_answers_a_rally_before_it_resolves() {
+    // The wardens Rally with 2 of 5 models missing; the gunner answers with Covering Fire
+    // that always hits (d6>=1, modifier 0) and always wounds (no defense): one model falls
+    // before the Rally resolves, which then rolls for 3 missing, each restored (d6>=1).
+    let text = r#"
+[scenario]
+name = "cf-rally"
+[options]
+covering_fire.hit_modifier = 0
+[[unit]]
+id = "gunner"
+side = "red"
+size = 1
+weapon = { attacks = 1, hit = "d6>=1", range = 24.0 }
+response = "covering_fire"
+models = [[10.0, 30.0]]
+[[unit]]
+id = "wardens"
+side = "blue"
+size = 5
+alive = 3
+resolve = "d6>=1"
+formation = { kind = "line", x = 10.0, y = 10.0, spacing = 1.5 }
+[[step]]
+unit = "wardens"
+command = "rally"
+"#;
+    let plan = compile(text, false);
+    let g = gather(&plan, 10_000, 114, 1);
+    assert_eq!(constant(metric(&plan, &g, "step1.responses"), "fire"), 1);
+    assert_eq!(constant(metric(&plan, &g, "wardens.lost"), "lost"), 1);
+    assert_eq!(
+        constant(metric(&plan, &g, "wardens.restored"), "restored"),
+        3
+    );
+    assert_eq!(constant(metric(&plan, &g, "wardens.alive"), "alive"), 5);
+}

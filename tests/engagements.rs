@@ -917,3 +917,45 @@ models = [[25.0, 10.0], [26.5, 10.0]]
         );
     }
 }
+
+#[test]
+fn a_unit_whose_orders_all_fail_still_spends_its_sides_turn() {
+    // Blue's first unit has models but its one order never applies (nothing is missing): it
+    // does nothing, yet blue's turn is spent, so red shoots next and kills blue's gun before
+    // it can fire. Had the idle activation not counted, the gun would have killed red first.
+    let text = r#"
+[scenario]
+name = "idle"
+[engagement]
+first = "blue"
+rounds = 1
+until = "rounds"
+[[unit]]
+id = "idle"
+side = "blue"
+size = 3
+resolve = "d6>=4"
+models = [[30.0, 10.0], [31.5, 10.0], [33.0, 10.0]]
+orders = [{ when = "missing >= 1", command = "rally" }]
+[[unit]]
+id = "gun"
+side = "blue"
+size = 1
+weapon = { attacks = 1, hit = "d6>=1", damage = 1, range = 24.0 }
+models = [[10.0, 10.0]]
+orders = [{ command = "shoot", target = "red" }]
+[[unit]]
+id = "red"
+side = "red"
+size = 1
+weapon = { attacks = 1, hit = "d6>=1", damage = 1, range = 24.0 }
+models = [[10.0, 20.0]]
+orders = [{ command = "shoot", target = "gun" }]
+"#;
+    let p = plan(text, false);
+    let g = gather(&p, 2000, 12, 1);
+    let c = |m: &str| constant(metric(&p, &g, m), m);
+    assert_eq!(c("idle.declared.rally"), 0);
+    assert_eq!((c("gun.alive"), c("red.alive")), (0, 1));
+    assert_eq!(c("gun.declared.shoot"), 0);
+}

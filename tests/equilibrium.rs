@@ -333,6 +333,48 @@ fn a_deterministic_game_has_a_zero_width_interval_and_every_ordering_a_row() {
     assert_eq!(equilibrium_csv(&one), None);
 }
 
+#[test]
+fn a_game_without_chance_shows_its_exact_value_with_no_width() {
+    // A's margin is 11, 11 or 33 where both play the same ordering (p, q, r) and 0 elsewhere.
+    // A mixing a_i holds each column j to a_j d_j; equal columns need a_i = v / d_i, and
+    // a_1 + a_2 + a_3 = 1 gives v = 1 / (1/11 + 1/11 + 1/33) = 33/7, with a = (3/7, 3/7,
+    // 1/7). B's mix is the same by symmetry. Rounded to 9 decimals the mixes sum to
+    // 1.000000001 each, so a value computed from them would be 33/7 (1 + 1e-9)^2, about
+    // 9.4e-9 too high, and an interval of no width around it would miss 33/7.
+    let d = [11, 11, 33];
+    let exact = 33.0 / 7.0;
+    let m: Vec<Vec<f64>> = (0..3)
+        .map(|i| {
+            (0..3)
+                .map(|j| if i == j { d[i] as f64 } else { 0.0 })
+                .collect()
+        })
+        .collect();
+    let e = solve(&m).unwrap();
+    assert!((e.value - exact).abs() < 1e-12, "{e:?}");
+    assert_eq!(e.a, [0.428571429, 0.428571429, 0.142857143]);
+    let constant = |a: i64| [vec![a; 4], vec![0; 4]];
+    let scores: Vec<[Vec<i64>; 2]> = (0..9)
+        .map(|arm| constant(if arm / 3 == arm % 3 { d[arm / 3] } else { 0 }))
+        .collect();
+    let r = report(&["p", "q", "r"], &["p", "q", "r"], &scores);
+    let csv = String::from_utf8(equilibrium_csv(&r).unwrap()).unwrap();
+    let probabilities: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(3).unwrap())
+        .collect();
+    assert_eq!(
+        probabilities,
+        ["0.428571429", "0.428571429", "0.142857143"].repeat(2)
+    );
+    for line in csv.lines().skip(1) {
+        let (value, low, high) = value_row(&format!("header\n{line}"));
+        assert!((value - exact).abs() < 1e-12, "{line}");
+        assert_eq!((low, high), (value, value), "{line}");
+    }
+}
+
 fn rollcall(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_rollcall"))
         .args(args)

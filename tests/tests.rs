@@ -23,6 +23,7 @@ mod fuzz_inputs;
 mod golden;
 mod layers;
 mod limits;
+mod missing;
 mod paths;
 mod profiles;
 mod rally;

@@ -10,7 +10,9 @@
 //!
 //! `scenario,<sweep params...>,player,ordering,probability,value,value_ci95_low,value_ci95_high`
 //!
-//! The value is `Σ a_i · b_j · margin_ij`. Its interval is the Student t interval of the
+//! The value is `Σ a_i · b_j · margin_ij`, with each printed mix scaled to sum to 1
+//! ([`matrix_game::Equilibrium::a_weights`], which says why), so a game without chance shows
+//! its exact value. Its interval is the Student t interval of the
 //! per-trial margin of the two mixes played against each other, `Σ a_i · b_j · margin_ij(t)`,
 //! whose variance needs the covariance of every pair of arms on common random numbers
 //! ([`super::margins::Margins`]): the delta method, since the derivative of a game's value with respect to
@@ -96,7 +98,9 @@ pub fn equilibrium_csv(report: &Report) -> Option<Vec<u8>> {
 /// One sweep point's equilibrium.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Solved {
+    /// A's mix, rounded for print.
     pub a: Vec<f64>,
+    /// B's mix, rounded for print.
     pub b: Vec<f64>,
     /// The mean margin of the two mixes played against each other.
     pub value: f64,
@@ -116,7 +120,7 @@ fn solve(g: &OrderingGrid) -> Option<Solved> {
     for (ia, row) in g.cells.iter().enumerate() {
         for (ib, arm) in row.iter().enumerate() {
             if let Some(arm) = arm {
-                weights[*arm] = e.a[ia] * e.b[ib];
+                weights[*arm] = e.a_weights[ia] * e.b_weights[ib];
             }
         }
     }

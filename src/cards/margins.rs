@@ -143,32 +143,47 @@ impl Margins {
     }
 
     /// The mean of `Σ w_k · margin_k` and its 95% interval, when the covariances it needs were
-    /// gathered.
+    /// gathered. The variance is `Σ w_x w_y · cov(x, y)` over exact integer co-moments, so arms
+    /// that never vary give an interval of no width.
     pub fn weighted(&self, weights: &[f64]) -> (f64, Option<(f64, f64)>) {
         let n = self.trials as f64;
         let mean: f64 = weights
             .iter()
             .zip(&self.sums)
-            .map(|(&w, &s)| w * s as f64 / n)
+            .map(|(&w, &s)| w * (s as f64 / n))
             .sum();
         let used: Vec<usize> = (0..weights.len()).filter(|&k| weights[k] != 0.0).collect();
-        let mut second = Some(0.0);
+        let mut co_moments = Some(0.0);
         for &x in &used {
             for &y in &used {
-                second = second.and_then(|acc: f64| {
-                    let p = self.product(x, y)? as f64;
-                    Some(acc + weights[x] * weights[y] * p)
+                co_moments = co_moments.and_then(|acc: f64| {
+                    Some(acc + weights[x] * weights[y] * self.co_moment(x, y)?)
                 });
             }
         }
-        let interval = second.and_then(|ss| {
+        let interval = co_moments.and_then(|c| {
             if self.trials < 2 {
                 return None;
             }
-            let variance = ((ss - n * mean * mean) / (n - 1.0)).max(0.0);
+            let variance = (c / (n * (n - 1.0))).max(0.0);
             self.interval(mean, variance)
         });
         (mean, interval)
+    }
+
+    /// `n · Σ x·y - Σ x · Σ y` of arms `x` and `y` (n(n - 1) times their covariance): exact in
+    /// integers while it fits, so it is exactly 0 for an arm that never varies.
+    fn co_moment(&self, x: usize, y: usize) -> Option<f64> {
+        let product = self.product(x, y)?;
+        let n = i128::from(self.trials);
+        let (sx, sy) = (self.sums[x], self.sums[y]);
+        let exact = n
+            .checked_mul(product)
+            .and_then(|np| np.checked_sub(sx.checked_mul(sy)?));
+        Some(match exact {
+            Some(c) => c as f64,
+            None => n as f64 * product as f64 - sx as f64 * sy as f64,
+        })
     }
 
     fn product(&self, x: usize, y: usize) -> Option<i128> {

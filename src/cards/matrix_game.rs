@@ -15,18 +15,29 @@
 //!
 //! B's mix comes from the same sequence on the game seen from B's side (`-payoffᵀ`).
 //! Probabilities are rounded to 9 decimals, below the solver's own feasibility tolerance, so
-//! that exact answers such as 3/4 print as `0.75`.
+//! that exact answers such as 3/4 print as `0.75` (the simplex leaves 0.7499999999999999).
+//! Rounded mixes need not sum to 1 (3/7, 3/7, 1/7 round to a sum of 1.000000001), and a value
+//! taken from them would be off by that excess times the value, first order: enough to show
+//! in a game without chance. The value is therefore taken from the rounded mixes scaled to
+//! sum to 1 ([`Equilibrium::a_weights`]): at an equilibrium every row A's mix plays earns the
+//! value against B's mix, and every column B's mix plays likewise, so a change of the mixes
+//! that keeps their sums changes the value only in second order, below 1e-18 times the
+//! payoffs for a rounding of 5e-10. Exact answers stay exact (3.25, not 3.2499999999999996).
 
 use microlp::{ComparisonOp, OptimizationDirection, Problem, Variable};
 
 /// An equilibrium of a zero-sum matrix game.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Equilibrium {
-    /// The row player's optimal mix, one probability per row.
+    /// The row player's optimal mix, one probability per row, rounded for print.
     pub a: Vec<f64>,
-    /// The column player's optimal mix, one probability per column.
+    /// The column player's optimal mix, one probability per column, rounded for print.
     pub b: Vec<f64>,
-    /// `aᵀ · payoff · b`: the game's value for the row player.
+    /// `a` scaled to sum to 1: the weights of the value.
+    pub a_weights: Vec<f64>,
+    /// `b` scaled to sum to 1.
+    pub b_weights: Vec<f64>,
+    /// `a_weightsᵀ · payoff · b_weights`: the game's value for the row player.
     pub value: f64,
 }
 
@@ -68,17 +79,30 @@ pub fn solve(payoff: &[Vec<f64>]) -> Result<Equilibrium, SolveError> {
     if payoff.iter().flatten().any(|x| !x.is_finite()) {
         return Err(SolveError::NotFinite);
     }
-    let a = optimal_mix(payoff)?;
+    let a = rounded(optimal_mix(payoff)?);
     let b_side: Vec<Vec<f64>> = (0..cols)
         .map(|j| payoff.iter().map(|row| -row[j]).collect())
         .collect();
-    let b = optimal_mix(&b_side)?;
+    let b = rounded(optimal_mix(&b_side)?);
+    let (a_weights, b_weights) = (summing_to_one(&a), summing_to_one(&b));
     let value = payoff
         .iter()
-        .zip(&a)
-        .map(|(row, &p)| p * row.iter().zip(&b).map(|(&x, &q)| x * q).sum::<f64>())
+        .zip(&a_weights)
+        .map(|(row, &p)| {
+            p * row
+                .iter()
+                .zip(&b_weights)
+                .map(|(&x, &q)| x * q)
+                .sum::<f64>()
+        })
         .sum();
-    Ok(Equilibrium { a, b, value })
+    Ok(Equilibrium {
+        a,
+        b,
+        a_weights,
+        b_weights,
+        value,
+    })
 }
 
 /// `Σ coefficient · x ≥ bound`.
@@ -138,7 +162,7 @@ fn optimal_mix(payoff: &[Vec<f64>]) -> Result<Vec<f64>, SolveError> {
         kept.push((objective, best - tol));
         mix = x;
     }
-    Ok(clean(mix))
+    Ok(mix)
 }
 
 /// Maximises `objective · x` over mixes meeting `kept`; `None` if the solver fails.
@@ -158,9 +182,19 @@ fn maximise(rows: usize, objective: &[f64], kept: &[AtLeast]) -> Option<(Vec<f64
     Some((x.iter().map(|&xi| s.var_value(xi)).collect(), s.objective()))
 }
 
+/// `mix` scaled to sum to 1; unchanged when it already does, as most rounded mixes do.
+fn summing_to_one(mix: &[f64]) -> Vec<f64> {
+    let total: f64 = mix.iter().sum();
+    if total > 0.0 && total != 1.0 {
+        mix.iter().map(|p| p / total).collect()
+    } else {
+        mix.to_vec()
+    }
+}
+
 /// Rounds to a multiple of 1 / [`PROBABILITY_STEPS`] (dividing an integer-valued float by
 /// it rounds once, so 0.75 stays 0.75), with no tiny negatives.
-fn clean(mix: Vec<f64>) -> Vec<f64> {
+fn rounded(mix: Vec<f64>) -> Vec<f64> {
     mix.into_iter()
         .map(|p| {
             let r = (p * PROBABILITY_STEPS).round() / PROBABILITY_STEPS;
@@ -179,8 +213,26 @@ mod tests {
 
     #[test]
     fn rounding_keeps_simple_fractions_exact() {
-        assert_eq!(clean(vec![0.7500000000003, 0.2499999999997]), [0.75, 0.25]);
-        assert_eq!(clean(vec![-1e-12, 1.0000000000001]), [0.0, 1.0]);
+        assert_eq!(
+            rounded(vec![0.7500000000003, 0.2499999999997]),
+            [0.75, 0.25]
+        );
+        assert_eq!(rounded(vec![-1e-12, 1.0000000000001]), [0.0, 1.0]);
+    }
+
+    #[test]
+    fn the_value_is_taken_from_mixes_that_sum_to_one() {
+        // Matching pennies with payoffs 7 and 3 on the diagonal: A's mix p equalises
+        // 7p = 3(1 - p), p = 3/10, value 21/10. Rounded mixes that sum to 1 stay as they are.
+        let e = solve(&[vec![7.0, 0.0], vec![0.0, 3.0]]).unwrap();
+        assert_eq!(
+            (e.a.clone(), e.a_weights.clone()),
+            (vec![0.3, 0.7], vec![0.3, 0.7])
+        );
+        assert!((e.value - 2.1).abs() < 1e-15, "{e:?}");
+        assert_eq!(summing_to_one(&[0.5, 0.25, 0.25]), [0.5, 0.25, 0.25]);
+        let w = summing_to_one(&[0.428571429, 0.428571429, 0.142857143]);
+        assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-15, "{w:?}");
     }
 
     #[test]

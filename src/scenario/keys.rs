@@ -53,6 +53,7 @@ const UNIT: &[Key] = &[
     ("side", Value),
     ("size", Value),
     ("alive", Value),
+    ("missing", Value),
     ("hp", Value),
     ("base", Value),
     ("resolve", Value),

@@ -115,6 +115,8 @@ pub struct RawUnit {
     pub side: String,
     pub size: i64,
     pub alive: Option<i64>,
+    /// The other way to say `alive`: `size - missing`.
+    pub missing: Option<i64>,
     pub hp: Option<i64>,
     pub base: Option<f64>,
     /// Optional: only a unit that Rallies needs it (validation checks that).

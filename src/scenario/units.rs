@@ -106,20 +106,32 @@ fn unit(ctx: &Context, raw: &RawUnit, field: &Battlefield) -> Result<Unit> {
     })
 }
 
-/// The unit's `size`, and how many of its models are on the table at the start (`alive`,
-/// all of them unless it says).
+/// The unit's `size`, and how many of its models are on the table at the start: `alive`, or
+/// `size - missing`; all of them when it gives neither.
 fn size_and_alive(ctx: &Context, raw: &RawUnit) -> Result<(u32, u32)> {
     let key = |k: &str| format!("unit.{}.{k}", raw.id);
     let size = count(ctx, &key("size"), raw.size, 1, MAX_UNIT_SIZE)?;
-    let alive = match raw.alive {
-        None => size,
-        Some(a) if a > size as i64 && a >= 0 => {
+    let within = |name: &str, n: i64| -> Result<u32> {
+        if n > size as i64 {
             return Err(ctx.invalid(
-                key("alive"),
-                format!("{a} is more than size = {size}; alive must be from 0 to size"),
+                key(name),
+                format!("{n} is more than size = {size}; {name} must be from 0 to size"),
+            ));
+        }
+        count(ctx, &key(name), n, 0, size as i64)
+    };
+    let alive = match (raw.alive, raw.missing) {
+        (Some(a), Some(m)) => {
+            return Err(ctx.invalid(
+                key("missing"),
+                format!(
+                    "both `alive` (= {a}) and `missing` (= {m}) are given; give one of them (alive = size - missing)"
+                ),
             ))
         }
-        Some(a) => count(ctx, &key("alive"), a, 0, size as i64)?,
+        (Some(a), None) => within("alive", a)?,
+        (None, Some(m)) => size - within("missing", m)?,
+        (None, None) => size,
     };
     Ok((size, alive))
 }
@@ -262,6 +274,14 @@ fn position_key(raw: &RawUnit) -> &'static str {
     }
 }
 
+/// How the file set the models alive, for messages: `alive = 3`, or `alive = size - missing = 3`.
+fn alive_text(raw: &RawUnit, alive: u32) -> String {
+    match raw.missing {
+        Some(_) => format!("alive = size - missing = {alive}"),
+        None => format!("alive = {alive}"),
+    }
+}
+
 /// The centres of the models alive: from an explicit list or laid out by a formation.
 fn positions(ctx: &Context, raw: &RawUnit, alive: u32) -> Result<Vec<Point>> {
     let key = |k: &str| format!("unit.{}.{k}", raw.id);
@@ -282,8 +302,9 @@ fn positions(ctx: &Context, raw: &RawUnit, alive: u32) -> Result<Vec<Point>> {
                 return Err(ctx.invalid(
                     key("models"),
                     format!(
-                        "lists {} positions but alive = {alive}; give one [x, y] per model alive",
-                        list.len()
+                        "lists {} positions but {}; give one [x, y] per model alive",
+                        list.len(),
+                        alive_text(raw, alive)
                     ),
                 ));
             }
