@@ -107,6 +107,21 @@ pub struct Solved {
     pub interval: Option<(f64, f64)>,
 }
 
+/// The value of a grid's game, exact from its margins' integer sums (each payoff is a sum over
+/// the same trials), as the nearest float: `None` unless `matrix_game::exact_value` proves it.
+fn exact_value(g: &OrderingGrid, e: &matrix_game::Equilibrium) -> Option<f64> {
+    let sums: Vec<Vec<i128>> = g
+        .cells
+        .iter()
+        .map(|r| r.iter().map(|c| c.map(|arm| g.margins.sum(arm))).collect())
+        .collect::<Option<_>>()?;
+    let (num, den) = matrix_game::exact_value(&sums, &e.a, &e.b)?;
+    let den = den.checked_mul(i128::from(g.margins.trials))?;
+    // Both exactly representable, so the one division rounds the fraction correctly.
+    let exact = |x: i128| x.unsigned_abs() < 1 << 53;
+    (exact(num) && exact(den)).then(|| num as f64 / den as f64)
+}
+
 /// Solves a grid's game; `None` when a pair was not played or the solver failed (the rows are
 /// then written with empty probabilities).
 fn solve(g: &OrderingGrid) -> Option<Solved> {
@@ -124,7 +139,14 @@ fn solve(g: &OrderingGrid) -> Option<Solved> {
             }
         }
     }
-    let (value, interval) = g.margins.weighted(&weights);
+    let (mut value, mut interval) = g.margins.weighted(&weights);
+    // A game without chance (no arm's margin varies, so the interval has no width) has an
+    // exact value; when the mixes prove it, print it rather than its float re-computation.
+    if interval.is_some_and(|(low, high)| low == high) {
+        if let Some(exact) = exact_value(g, &e) {
+            (value, interval) = (exact, Some((exact, exact)));
+        }
+    }
     Some(Solved {
         a: e.a,
         b: e.b,

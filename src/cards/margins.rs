@@ -145,6 +145,11 @@ impl Margins {
     /// The mean of `Σ w_k · margin_k` and its 95% interval, when the covariances it needs were
     /// gathered. The variance is `Σ w_x w_y · cov(x, y)` over exact integer co-moments, so arms
     /// that never vary give an interval of no width.
+    /// Arm `arm`'s margin summed over the trials: the exact numerator of its mean.
+    pub fn sum(&self, arm: usize) -> i128 {
+        self.sums[arm]
+    }
+
     pub fn weighted(&self, weights: &[f64]) -> (f64, Option<(f64, f64)>) {
         let n = self.trials as f64;
         let mean: f64 = weights

@@ -105,6 +105,84 @@ pub fn solve(payoff: &[Vec<f64>]) -> Result<Equilibrium, SolveError> {
     })
 }
 
+/// The game's value as a fraction `(numerator, denominator)`, proven exact, for a game whose
+/// payoffs are integers: `None` when the mixes found are not recognised as exact. Each
+/// probability of `a` and `b` is read as the nearest fraction with a denominator of at most a
+/// million (a continued fraction); if those fractions sum to 1 for each player and the worst
+/// A's fractions can earn against any column equals the most B's fractions can concede to any
+/// row, the minimax theorem makes that number the value: A guarantees it, B holds A to it.
+/// Every sum is in exact integers (a product that would overflow gives `None`).
+pub fn exact_value(payoff: &[Vec<i128>], a: &[f64], b: &[f64]) -> Option<(i128, i128)> {
+    let (a_num, a_den) = common_denominator(a)?;
+    let (b_num, b_den) = common_denominator(b)?;
+    let cols = payoff.first()?.len();
+    // A's worst case over columns and B's over rows, each over its own common denominator.
+    let mut worst_for_a: Option<i128> = None;
+    for j in 0..cols {
+        let earned = dot(payoff.iter().map(|r| r[j]).zip(a_num.iter().copied()))?;
+        worst_for_a = Some(worst_for_a.map_or(earned, |w| w.min(earned)));
+    }
+    let mut worst_for_b: Option<i128> = None;
+    for row in payoff {
+        let conceded = dot(row.iter().copied().zip(b_num.iter().copied()))?;
+        worst_for_b = Some(worst_for_b.map_or(conceded, |w| w.max(conceded)));
+    }
+    let (low, high) = (worst_for_a?, worst_for_b?);
+    (low.checked_mul(b_den)? == high.checked_mul(a_den)?).then_some((low, a_den))
+}
+
+/// `Σ x · k` in exact integers; `None` on overflow.
+fn dot(mut pairs: impl Iterator<Item = (i128, i128)>) -> Option<i128> {
+    pairs.try_fold(0i128, |acc, (x, k)| acc.checked_add(x.checked_mul(k)?))
+}
+
+/// The probabilities of `mix` as integers over one common denominator, when each is a
+/// fraction with a denominator of at most a million and they sum to exactly 1.
+fn common_denominator(mix: &[f64]) -> Option<(Vec<i128>, i128)> {
+    let fractions: Vec<(i128, i128)> = mix.iter().map(|&p| nearest_fraction(p)).collect();
+    let mut den: i128 = 1;
+    for &(_, d) in &fractions {
+        den = den.checked_mul(d / gcd(den, d))?;
+    }
+    let nums: Vec<i128> = fractions.iter().map(|&(n, d)| n * (den / d)).collect();
+    (nums.iter().sum::<i128>() == den).then_some((nums, den))
+}
+
+/// The continued-fraction convergent of `p` in [0, 1] nearest it with a denominator of at
+/// most a million, within the rounding of printed probabilities.
+fn nearest_fraction(p: f64) -> (i128, i128) {
+    const MAX_DENOMINATOR: i128 = 1_000_000;
+    let (mut h0, mut h1, mut k0, mut k1) = (0i128, 1i128, 1i128, 0i128);
+    let mut x = p;
+    let mut best = (p.round() as i128, 1);
+    for _ in 0..64 {
+        let a = x.floor();
+        let (h, k) = (a as i128 * h1 + h0, a as i128 * k1 + k0);
+        if k > MAX_DENOMINATOR {
+            break;
+        }
+        best = (h, k);
+        if (h as f64 / k as f64 - p).abs() <= 1.0 / PROBABILITY_STEPS {
+            break;
+        }
+        (h0, h1, k0, k1) = (h1, h, k1, k);
+        let frac = x - a;
+        if frac <= 0.0 {
+            break;
+        }
+        x = 1.0 / frac;
+    }
+    best
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 /// `Σ coefficient · x ≥ bound`.
 type AtLeast = (Vec<f64>, f64);
 
@@ -233,6 +311,31 @@ mod tests {
         assert_eq!(summing_to_one(&[0.5, 0.25, 0.25]), [0.5, 0.25, 0.25]);
         let w = summing_to_one(&[0.428571429, 0.428571429, 0.142857143]);
         assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-15, "{w:?}");
+    }
+
+    #[test]
+    fn an_exact_value_is_proven_from_fractions_or_not_claimed() {
+        // Rock-paper-scissors with wins worth 1 (R over S), 2 (P over R) and 3 (S over P).
+        // Payoff (A's row against B's column, R P S): R: 0 -2 1; P: 2 0 -3; S: -1 3 0.
+        // A's mix (1/2, 1/6, 1/3) earns 0 + 2/6 - 1/3 = 0 against R, -1 + 0 + 1 = 0 against P
+        // and 1/2 - 3/6 + 0 = 0 against S; the game is symmetric, so B's same mix concedes
+        // 0 to every row. The value is 0, over A's common denominator 6.
+        let m = [vec![0, -2, 1], vec![2, 0, -3], vec![-1, 3, 0]];
+        let third = 1.0 / 3.0;
+        assert_eq!(
+            exact_value(&m, &[0.5, 1.0 / 6.0, third], &[0.5, 1.0 / 6.0, third]),
+            Some((0, 6))
+        );
+        // 11, 11, 33 on the diagonal: mixes 3/7, 3/7, 1/7, value 33/7, from 9-decimal mixes.
+        let d = [vec![11, 0, 0], vec![0, 11, 0], vec![0, 0, 33]];
+        let mix = [0.428571429, 0.428571429, 0.142857143];
+        let (num, den) = exact_value(&d, &mix, &mix).unwrap();
+        assert_eq!(num * 7, 33 * den);
+        // A mix that is not an equilibrium proves nothing.
+        assert_eq!(exact_value(&d, &[0.5, 0.5, 0.0], &mix), None);
+        assert_eq!(nearest_fraction(0.75), (3, 4));
+        assert_eq!(nearest_fraction(0.0), (0, 1));
+        assert_eq!(nearest_fraction(1.0), (1, 1));
     }
 
     #[test]
