@@ -6,10 +6,12 @@
 //! draws with `plotters`; the templates in `templates/` lay the page out, through
 //! `minijinja`. Nothing here runs a scenario.
 
+mod cards;
 mod charts;
 pub mod input;
 pub mod labels;
 mod page;
+mod table;
 
 use std::path::{Path, PathBuf};
 
