@@ -266,7 +266,10 @@ mod tests {
         assert_eq!(percent_with_interval(0.005, 0.004, 0.006), "0.5% ± 0.1%");
         assert_eq!(percent_with_interval(0.5, 0.4999, 0.5001), "50.0% ± <0.1%");
         assert_eq!(percent_with_interval(0.25, 0.25, 0.25), "25.0%");
-        assert_eq!(percent_with_interval(0.1, 0.05, 0.2), "10.0% (5.0% to 20.0%)");
+        assert_eq!(
+            percent_with_interval(0.1, 0.05, 0.2),
+            "10.0% (5.0% to 20.0%)"
+        );
         assert_eq!(plain_number(1.0 / 3.0), "0.333");
         assert_eq!(inches(24.0), "24\"");
         assert_eq!(inches(1.5), "1.5\"");

@@ -118,7 +118,11 @@ fn point_words(names: &[String], params: &[String]) -> String {
 /// The pair rows of `orderings.csv`, per sweep point.
 fn games(table: &TextTable, names: &[String]) -> Vec<Game> {
     let mut games: Vec<Game> = Vec::new();
-    for row in table.rows.iter().filter(|r| cell(table, r, "row") == "pair") {
+    for row in table
+        .rows
+        .iter()
+        .filter(|r| cell(table, r, "row") == "pair")
+    {
         let params = point_of(table, names, row);
         let i = match games.iter().position(|g| g.params == params) {
             Some(i) => i,
@@ -133,7 +137,10 @@ fn games(table: &TextTable, names: &[String]) -> Vec<Game> {
             }
         };
         let game = &mut games[i];
-        let (a, b) = (cell(table, row, "a_ordering"), cell(table, row, "b_ordering"));
+        let (a, b) = (
+            cell(table, row, "a_ordering"),
+            cell(table, row, "b_ordering"),
+        );
         let ai = position_or_push(&mut game.a, a);
         let bi = position_or_push(&mut game.b, b);
         game.margin.resize(game.a.len(), Vec::new());
@@ -203,7 +210,7 @@ fn equilibrium(mixes: &[Mix], names: &[String]) -> PivotTable {
         let mut shown: Vec<&(String, f64)> = mix.iter().filter(|(_, p)| *p > 0.0).collect();
         shown.sort_by(|x, y| y.1.total_cmp(&x.1));
         match shown.as_slice() {
-            [(only, _)] => format!("{only} always"),
+            [(only, p)] if *p >= 1.0 - 1e-9 => format!("{only} always"),
             _ => shown
                 .iter()
                 .map(|(o, p)| format!("{o} {}", format::percent(*p)))
@@ -238,7 +245,9 @@ fn equilibrium(mixes: &[Mix], names: &[String]) -> PivotTable {
 fn not_unique(game: &Game, mix: &Mix, names: &[String]) -> Vec<String> {
     let tolerance = 1e-6 * mix.value.abs().max(1.0);
     let weight = |m: &[(String, f64)], ordering: &str| {
-        m.iter().find(|(o, _)| o == ordering).map_or(0.0, |(_, p)| *p)
+        m.iter()
+            .find(|(o, _)| o == ordering)
+            .map_or(0.0, |(_, p)| *p)
     };
     // A's payoff of its ordering i against B's mix, and of A's mix against B's ordering j.
     let against_b = |i: usize| -> Option<f64> {
@@ -251,17 +260,18 @@ fn not_unique(game: &Game, mix: &Mix, names: &[String]) -> Vec<String> {
             .map(|i| Some(weight(&mix.a, &game.a[i]) * game.at(i, j)?))
             .sum()
     };
-    let also = |orderings: &[String], mine: &[(String, f64)], payoff: &dyn Fn(usize) -> Option<f64>| {
-        orderings
-            .iter()
-            .enumerate()
-            .filter(|(i, o)| {
-                weight(mine, o) == 0.0
-                    && payoff(*i).is_some_and(|v| (v - mix.value).abs() <= tolerance)
-            })
-            .map(|(_, o)| o.clone())
-            .collect::<Vec<_>>()
-    };
+    let also =
+        |orderings: &[String], mine: &[(String, f64)], payoff: &dyn Fn(usize) -> Option<f64>| {
+            orderings
+                .iter()
+                .enumerate()
+                .filter(|(i, o)| {
+                    weight(mine, o) == 0.0
+                        && payoff(*i).is_some_and(|v| (v - mix.value).abs() <= tolerance)
+                })
+                .map(|(_, o)| o.clone())
+                .collect::<Vec<_>>()
+        };
     let at = point_words(names, &mix.params);
     let value = format::two_decimals(mix.value);
     let mut notes = Vec::new();
@@ -283,7 +293,11 @@ fn not_unique(game: &Game, mix: &Mix, names: &[String]) -> Vec<String> {
 
 /// A heat map's colour for a value at `t` between the lowest (0, white) and the highest (1).
 fn shade(t: f64) -> String {
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let mix = |full: f64| (255.0 - t * (255.0 - full)).round() as u8;
     format!("#{:02x}{:02x}{:02x}", mix(107.0), mix(174.0), mix(214.0))
 }

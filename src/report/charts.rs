@@ -62,11 +62,17 @@ fn draw_legend<DB: DrawingBackend>(
         let c = colour(i);
         let y = 4 + (LEGEND_ROW as i32) * i as i32 + (LEGEND_ROW as i32) / 2;
         match mark {
-            Mark::Line => area.draw(&PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))),
-            Mark::Bar => area.draw(&Rectangle::new([(x + 5, y - 5), (x + 15, y + 5)], c.filled())),
+            Mark::Line => area.draw(&PathElement::new(
+                vec![(x, y), (x + 20, y)],
+                c.stroke_width(2),
+            )),
+            Mark::Bar => area.draw(&Rectangle::new(
+                [(x + 5, y - 5), (x + 15, y + 5)],
+                c.filled(),
+            )),
         }
         .map_err(chart_error)?;
-        area.draw(&Text::new(name.to_string(), (x + 28, y - 7), (FONT, 12)))
+        area.draw(&Text::new(name.to_string(), (x + 28, y - 5), (FONT, 12)))
             .map_err(chart_error)?;
     }
     Ok(())
@@ -156,7 +162,10 @@ pub fn at_least(caption: &str, x_desc: &str, series: &[Series]) -> Result<String
         root.fill(&WHITE).map_err(chart_error)?;
         let (plot, legend_strip) = root.split_vertically(HEIGHT);
         let mut builder = ChartBuilder::on(&plot);
-        builder.margin(12).x_label_area_size(36).y_label_area_size(48);
+        builder
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(48);
         if !caption.is_empty() {
             builder.caption(caption, (FONT, 13));
         }

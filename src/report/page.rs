@@ -397,7 +397,6 @@ fn point_name(index: &Index<'_>, point: &SweepPoint) -> String {
     }
 }
 
-
 fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, ReportError> {
     let points: Vec<&SweepPoint> = index
         .points
@@ -862,7 +861,9 @@ fn one_key_sweep_metric(
         rows: row_values
             .iter()
             .zip(row_labels)
-            .map(|(v, label)| PivotRow::new(label.clone(), choices.iter().map(|c| cell(v, c)).collect()))
+            .map(|(v, label)| {
+                PivotRow::new(label.clone(), choices.iter().map(|c| cell(v, c)).collect())
+            })
             .collect(),
     }];
     let series: Vec<(String, Vec<Option<Estimate>>)> = choices
