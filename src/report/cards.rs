@@ -433,3 +433,27 @@ fn orderings(table: &TextTable) -> PivotTable {
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn card_choices_count_each_players_orderings() {
+        let choices: Vec<String> = ["x>y", "y>x", "z>y"]
+            .iter()
+            .flat_map(|a| ["c>d", "d>c"].map(|b| format!("A:{a}|B:{b}")))
+            .collect();
+        assert_eq!(
+            orderings_per_player(&choices),
+            Some(vec![("A".to_string(), 3), ("B".to_string(), 2)])
+        );
+        assert_eq!(orderings_per_player(&["rally".to_string()]), None);
+    }
+
+    #[test]
+    fn a_heat_map_runs_from_white_to_blue() {
+        assert_eq!(shade(0.0), "#ffffff");
+        assert_eq!(shade(1.0), "#6baed6");
+    }
+}
