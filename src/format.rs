@@ -3,7 +3,8 @@
 //! tables keep full precision and never come through here.
 //!
 //! Where two places round differently on purpose, both ways are kept under names that say
-//! how they differ: [`two_decimals`] (a mean in a report) and [`plain_number`] (a length or a
+//! how they differ: [`two_decimals`] (a mean in a report, or [`percent_with_interval`] when the
+//! mean is a share of trials) and [`plain_number`] (a length or a
 //! position in an explanation); [`percent`], [`percent_one_decimal`] and [`percent_whole`];
 //! [`duration_whole_units`] (a progress bar's time left) and [`duration_one_decimal`] (a
 //! report's computing time). This module depends on nothing else in the crate.
@@ -66,18 +67,15 @@ pub fn inches(v: f64) -> String {
     format!("{}\"", plain_number(v))
 }
 
-/// A mean or a difference of means, two decimals (a whole number stays whole).
+/// A mean or a difference of means, always two decimals (`1.00`, `2.50`), so the numbers of
+/// one column line up whatever their values.
 pub fn two_decimals(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{x:.0}")
+    let s = format!("{x:.2}");
+    // "-0.00" says a sign that the number does not have.
+    if s == "-0.00" {
+        "0.00".into()
     } else {
-        let s = format!("{x:.2}");
-        // "-0.00" says a sign that the number does not have.
-        if s == "-0.00" {
-            "0.00".into()
-        } else {
-            s
-        }
+        s
     }
 }
 
@@ -102,6 +100,32 @@ pub fn with_interval(mean: f64, low: f64, high: f64) -> String {
             two_decimals(mean),
             two_decimals(low),
             two_decimals(high)
+        )
+    }
+}
+
+/// A share of trials (the mean of a metric that is only ever 0 or 1) with its 95% interval,
+/// as percentages: "0.5% ± 0.1%" when the interval is symmetric, "0.5% (0.3% to 0.8%)" when
+/// not, the share alone when it has no interval (an exact result). Shares as [`percent`]
+/// writes them; a half-width that rounds to 0 reads "<0.1%".
+pub fn percent_with_interval(share: f64, low: f64, high: f64) -> String {
+    if low == share && high == share {
+        return percent(share);
+    }
+    let (below, above) = (share - low, high - share);
+    if (below - above).abs() <= 1e-9 {
+        let half = 100.0 * above.max(below);
+        if half < 0.05 {
+            format!("{} ± <0.1%", percent(share))
+        } else {
+            format!("{} ± {half:.1}%", percent(share))
+        }
+    } else {
+        format!(
+            "{} ({} to {})",
+            percent(share),
+            percent(low.max(0.0)),
+            percent(high.min(1.0))
         )
     }
 }
@@ -232,12 +256,20 @@ mod tests {
 
     #[test]
     fn numbers_and_dates_for_people() {
-        assert_eq!(two_decimals(2.0), "2");
+        assert_eq!(two_decimals(2.0), "2.00");
+        assert_eq!(two_decimals(1.0 / 3.0), "0.33");
         assert_eq!(two_decimals(-0.001), "0.00");
         assert_eq!(with_interval(2.5, 2.48, 2.52), "2.50 ± 0.02");
         assert_eq!(with_interval(2.5, 2.5, 2.501), "2.50 (2.50 to 2.50)");
         assert_eq!(with_interval(2.5, 2.499, 2.501), "2.50 ± <0.01");
-        assert_eq!(with_interval(3.0, 3.0, 3.0), "3");
+        assert_eq!(with_interval(3.0, 3.0, 3.0), "3.00");
+        assert_eq!(percent_with_interval(0.005, 0.004, 0.006), "0.5% ± 0.1%");
+        assert_eq!(percent_with_interval(0.5, 0.4999, 0.5001), "50.0% ± <0.1%");
+        assert_eq!(percent_with_interval(0.25, 0.25, 0.25), "25.0%");
+        assert_eq!(
+            percent_with_interval(0.1, 0.05, 0.2),
+            "10.0% (5.0% to 20.0%)"
+        );
         assert_eq!(plain_number(1.0 / 3.0), "0.333");
         assert_eq!(inches(24.0), "24\"");
         assert_eq!(inches(1.5), "1.5\"");

@@ -156,10 +156,15 @@ fn the_forum_grids_hold_the_csv_numbers() {
             assert_eq!(header[1..], ["2+", "3+", "4+", "5+", "6+"], "{title}");
             assert_eq!(rows.len(), 10, "{title}");
             for row in &rows {
-                // "6 (1 missing)": size 6 with 5 alive.
-                let size = row[0].split(' ').next().unwrap().to_string();
+                // "1 missing (size 6)": size 6 with 5 alive.
+                let size = row[0]
+                    .trim_end_matches(')')
+                    .rsplit(' ')
+                    .next()
+                    .unwrap()
+                    .to_string();
                 let missing: i64 = size.parse::<i64>().unwrap() - 5;
-                assert_eq!(row[0], format!("{size} ({missing} missing)"));
+                assert_eq!(row[0], format!("{missing} missing (size {size})"));
                 for (c, test) in header[1..].iter().enumerate() {
                     let resolve = format!("d6>={}", test.trim_end_matches('+'));
                     let key = (size.clone(), resolve, raw_rules.to_string());
@@ -199,7 +204,12 @@ fn the_forum_grids_hold_the_csv_numbers() {
         let title = format!("wardens restored: mean (95% interval), wardens rules: {shown_rules}");
         let (header, rows) = md_table(&md, &title);
         for row in &rows {
-            let size = row[0].split(' ').next().unwrap().to_string();
+            let size = row[0]
+                .trim_end_matches(')')
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .to_string();
             for (c, test) in header[1..].iter().enumerate() {
                 let resolve = format!("d6>={}", test.trim_end_matches('+'));
                 let (mean, high) = summary[&(size.clone(), resolve, raw_rules.to_string())];
@@ -521,18 +531,277 @@ fn card_tables_show_margins_and_the_equilibrium_with_intervals() {
 
     let (header, shown) = md_table(
         &md,
-        "Equilibrium: how often each ordering is played, and the game's value for A",
+        "Equilibrium: how often each player lays each ordering, and the game's value for A",
     );
+    assert_eq!(header, ["player", "plays", "value for A (95% interval)"]);
+    assert_eq!(shown[0], ["A", "eclair>epee always", "4.00 ± 0.10"]);
+    assert_eq!(shown[1], ["B", "brume>bouclier 33.3%", "4.00 ± 0.10"]);
+}
+
+/// The SVG charts inside the element whose opening tag holds `marker`, up to the next `</div>`.
+fn svgs_after<'a>(html: &'a str, marker: &str) -> Vec<&'a str> {
+    let start = html.find(marker).unwrap_or_else(|| panic!("no {marker}"));
+    let block = &html[start..start + html[start..].find("</div>").unwrap()];
+    block.split("<svg").skip(1).collect()
+}
+
+#[test]
+fn a_sweep_has_p_at_least_k_charts_one_line_per_sweep_value() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = run_with_report("rally-odds", "2000", tmp.path());
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    // restored comes first (see the reading-order test); its charts: one per Resolve test
+    // and rule set, 5 x 2, each with a line per size: sizes 6 to 15 with 5 alive are 1 to
+    // 10 missing.
+    let charts = svgs_after(&html, "class=\"charts at-least\"");
+    assert_eq!(charts.len(), 10);
+    let first = charts[0];
+    assert!(
+        first.contains("wardens restored: P(at least k), wardens resolve: 2+, wardens rules: none")
+    );
+    // A series is drawn in its own colour, 2 pixels wide (the axes are black and thinner).
+    let colours: std::collections::HashSet<&str> = first
+        .split("<polyline")
+        .skip(1)
+        .filter(|p| p.contains("stroke-width=\"2\""))
+        .map(|p| {
+            p.split("stroke=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(colours.len(), 10, "one line per size: {colours:?}");
+    for missing in 1..=10 {
+        let name = format!("{missing} missing (size {})", missing + 5);
+        assert!(first.contains(&name), "legend lacks {name}");
+    }
+    // The legend sits below the plot: every legend name is drawn lower than the x axis
+    // (the plot is 280 pixels high).
+    let y_of = |name: &str| -> f64 {
+        let at = first.find(name).unwrap();
+        let tag = &first[first[..at].rfind("<text").unwrap()..at];
+        let y = tag.split(" y=\"").nth(1).unwrap();
+        y[..y.find('"').unwrap()].parse().unwrap()
+    };
+    assert!(y_of("1 missing (size 6)") > 280.0);
+}
+
+#[test]
+fn a_size_sweep_with_none_missing_says_nothing_missing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("sizes.toml");
+    // rally.toml's unit at full strength (alive = size) swept over its size.
+    let text = std::fs::read_to_string(root().join("configs/rally.toml")).unwrap();
+    let text: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("alive"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(
+        &config,
+        format!("{text}\n\n[sweep]\n\"unit.wardens.size\" = [5, 6]\n"),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let o = rollcall(&[
+        "run",
+        config.to_str().unwrap(),
+        "--trials",
+        "500",
+        "--quiet",
+        "--report",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(!md.contains("missing"), "{md}");
+}
+
+#[test]
+fn a_share_of_trials_reads_as_a_percentage() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = run_with_report("exchange-rally", "4000", tmp.path());
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let row = csv_rows(&dir.join("summary.csv"))
+        .into_iter()
+        .find(|r| r["metric"] == "wardens.destroyed")
+        .unwrap();
+    let (mean, high): (f64, f64) = (
+        row["mean"].parse().unwrap(),
+        row["ci95_high"].parse().unwrap(),
+    );
+    let (header, rows) = md_table(&md, "wardens destroyed: mean (95% interval)");
+    assert_eq!(header[1], "mean (95% interval)");
+    let (share, half) = rows[0][1].split_once(" ± ").expect("share ± half-width");
+    assert_percent(share, mean, "wardens destroyed");
+    let half: f64 = half.strip_suffix('%').unwrap().parse().unwrap();
+    assert!(
+        (half - 100.0 * (high - mean)).abs() <= 0.05 + 1e-9,
+        "{}",
+        rows[0][1]
+    );
+    // A metric that counts models keeps two decimals, also when the mean is whole.
+    let (_, rows) = md_table(&md, "wardens restored: mean (95% interval)");
+    let mean = rows[0][1].split(' ').next().unwrap();
     assert_eq!(
-        header,
-        [
-            "player",
-            "ordering",
-            "probability",
-            "value for A (95% interval)"
-        ]
+        mean.split_once('.').map(|(_, d)| d.len()),
+        Some(2),
+        "{mean}"
     );
-    assert_eq!(shown[0], ["A", "eclair>epee", "100%", "4 ± 0.10"]);
-    assert_eq!(shown[1][2], "0%");
-    assert_eq!(shown[2][2], "33.3%");
+}
+
+#[test]
+fn metrics_a_reader_looks_for_come_before_the_bookkeeping() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = run_with_report("exchange-rally", "2000", tmp.path());
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let at = |heading: &str| {
+        md.find(&format!("### {heading} ("))
+            .unwrap_or_else(|| panic!("no section {heading}"))
+    };
+    assert!(at("wardens restored") < at("wardens destroyed"));
+    assert!(at("wardens destroyed") < at("wardens alive"));
+    assert!(at("wardens alive") < at("step2 resolved"));
+}
+
+#[test]
+fn an_exact_report_has_no_interval_labels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("exact");
+    let o = rollcall(&[
+        "exact",
+        "configs/rally-odds.toml",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = rollcall(&["report", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for name in ["report.md", "report.html"] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(!text.contains("interval)"), "{name} labels an interval");
+        assert!(!text.contains(" ± "), "{name} shows a half-width");
+        assert!(text.contains("mean (exact)"), "{name}");
+    }
+}
+
+#[test]
+fn warnings_in_run_json_show_near_the_top() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = run_with_report("rally", "500", tmp.path());
+    let run = std::fs::read_to_string(dir.join("run.json")).unwrap();
+    let warned = run.replacen(
+        '{',
+        "{\n  \"warnings\": [\"step 2 (rally) never acted: the wardens were never below strength\"],",
+        1,
+    );
+    std::fs::write(dir.join("run.json"), warned).unwrap();
+    let o = rollcall(&["report", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for (name, facts) in [
+        ("report.md", "| The run |"),
+        ("report.html", "id=\"facts\""),
+    ] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let warning = text.find("never below strength").expect(name);
+        assert!(
+            warning < text.find(facts).unwrap(),
+            "{name}: the warning comes after the facts"
+        );
+    }
+    // An empty list (or none) shows nothing.
+    std::fs::write(
+        dir.join("run.json"),
+        run.replacen('{', "{\n  \"warnings\": [],", 1),
+    )
+    .unwrap();
+    let o = rollcall(&["report", dir.to_str().unwrap()]);
+    assert!(o.status.success());
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(!md.contains("> **"), "{md}");
+}
+
+#[test]
+fn a_card_report_leads_with_the_equilibrium_then_the_payoff_matrix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = run_with_report("cards-equilibrium", "2000", tmp.path());
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let at = |heading: &str| md.find(heading).unwrap_or_else(|| panic!("no {heading}"));
+    assert!(at("| The run |") < at("## Equilibrium"));
+    assert!(at("## Equilibrium") < at("## Payoff matrix"));
+    assert!(at("## Payoff matrix") < at("## Card orderings"));
+    assert!(at("## Card orderings") < at("## Metrics"));
+    // The matrix of the config's comment, with A's initiative: x>y against c1>c2 4, against
+    // c2>c1 3; y>x 1 and 4 (no chance at this point: each cell is the same every trial).
+    let (header, rows) = md_table(
+        &md,
+        "Payoff matrix: A's mean margin for each pair of orderings, initiative: A",
+    );
+    assert_eq!(header, ["A \\ B", "c1>c2", "c2>c1"]);
+    assert_eq!(rows, [["x>y", "4.00", "3.00"], ["y>x", "1.00", "4.00"]]);
+    // A mixes x>y 3 times in 4: against c1>c2 3/4*4 + 1/4*1 = 3.25, against c2>c1
+    // 3/4*3 + 1/4*4 = 3.25.
+    let (_, rows) = md_table(
+        &md,
+        "Equilibrium: how often each player lays each ordering, and the game's value for A",
+    );
+    assert_eq!(rows[0], ["A", "A", "x>y 75.0%, y>x 25.0%", "3.25"]);
+    // The random initiative has chance in it, and both mixes are the only ones.
+    assert!(!md.contains("no chance in it"));
+    assert!(!md.contains("not unique"));
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(
+        html.contains("<td style=\"background:#"),
+        "the matrix is a heat map"
+    );
+}
+
+#[test]
+fn a_game_with_two_best_orderings_says_the_mix_is_not_unique() {
+    let tmp = tempfile::tempdir().unwrap();
+    // cards-equilibrium.toml with B's counter-action replaced by a blank card z. With A's
+    // initiative (A1 B1 A2 B2), A's margin:
+    //   x>y against c1>z: x scores 3 before C1 is laid, C1 waits for a spell that never
+    //     comes, y scores 1: 4. Against z>c1: x 3, y 1: 4.
+    //   y>x against c1>z: y 1, C1 cancels x: 1. Against z>c1: y 1, x 3 (C1 comes last): 4.
+    // x>y guarantees 4, the most A can get (4 is the largest cell), so the value is 4 and
+    // A plays x>y alone (y>x against any mix of B with c1>z in it gets less than 4). Against
+    // x>y, both of B's orderings give 4: whichever mix B is given, the other ordering (or
+    // any other mix) also reaches the value, so B's mix is not unique. Nothing is random.
+    let text = std::fs::read_to_string(root().join("configs/cards-equilibrium.toml")).unwrap();
+    let sweep = text.find("[sweep]").unwrap();
+    let cards = text.find("[cards]").unwrap();
+    let text = format!("{}{}", &text[..sweep], &text[cards..])
+        .replace("\"c2\"", "\"z\"")
+        .replace(
+            "effects = [{ type = \"cancel\", kinds = [\"action\"] }]",
+            "",
+        );
+    let config = tmp.path().join("two-optima.toml");
+    std::fs::write(&config, text).unwrap();
+    let out = tmp.path().join("out");
+    let o = rollcall(&[
+        "run",
+        config.to_str().unwrap(),
+        "--trials",
+        "50",
+        "--quiet",
+        "--report",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let (_, rows) = md_table(
+        &md,
+        "Payoff matrix: A's mean margin for each pair of orderings",
+    );
+    assert_eq!(rows, [["x>y", "4.00", "4.00"], ["y>x", "1.00", "4.00"]]);
+    assert!(md.contains("This game has no chance in it"));
+    assert!(md.contains("B's equilibrium mix is not unique"), "{md}");
+    assert!(!md.contains("A's equilibrium mix is not unique"));
 }

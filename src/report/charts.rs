@@ -12,7 +12,7 @@ const HEIGHT: u32 = 280;
 const FONT: &str = "sans-serif";
 
 /// Colours that stay apart for most readers, one per series.
-const PALETTE: [RGBColor; 8] = [
+const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -21,7 +21,62 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
     RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
+
+/// The most lines one chart draws: past it the colours repeat and the lines cannot be told
+/// apart, so the grids carry the numbers alone.
+pub const MAX_LINES: usize = PALETTE.len();
+
+/// How a legend marks a series: a line for a curve, a box for bars.
+#[derive(Clone, Copy)]
+enum Mark {
+    Line,
+    Bar,
+}
+
+/// Height of a legend row, in pixels.
+const LEGEND_ROW: u32 = 18;
+
+/// The height of a chart with a legend of `entries` below its plot; one series needs none.
+fn height_with_legend(entries: usize) -> u32 {
+    if entries > 1 {
+        HEIGHT + 8 + LEGEND_ROW * entries as u32
+    } else {
+        HEIGHT
+    }
+}
+
+/// The legend, in its own strip below the plot, so it never covers the data.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    names: &[&str],
+    mark: Mark,
+) -> Result<(), ReportError> {
+    if names.len() <= 1 {
+        return Ok(());
+    }
+    let x = 60;
+    for (i, name) in names.iter().enumerate() {
+        let c = colour(i);
+        let y = 4 + (LEGEND_ROW as i32) * i as i32 + (LEGEND_ROW as i32) / 2;
+        match mark {
+            Mark::Line => area.draw(&PathElement::new(
+                vec![(x, y), (x + 20, y)],
+                c.stroke_width(2),
+            )),
+            Mark::Bar => area.draw(&Rectangle::new(
+                [(x + 5, y - 5), (x + 15, y + 5)],
+                c.filled(),
+            )),
+        }
+        .map_err(chart_error)?;
+        area.draw(&Text::new(name.to_string(), (x + 28, y - 5), (FONT, 12)))
+            .map_err(chart_error)?;
+    }
+    Ok(())
+}
 
 fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
@@ -55,9 +110,11 @@ pub fn distribution(x_desc: &str, series: &[Series]) -> Result<String, ReportErr
         * 1.1;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height_with_legend(series.len())))
+            .into_drawing_area();
         root.fill(&WHITE).map_err(chart_error)?;
-        let mut chart = ChartBuilder::on(&root)
+        let (plot, legend_strip) = root.split_vertically(HEIGHT);
+        let mut chart = ChartBuilder::on(&plot)
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(48)
@@ -85,29 +142,34 @@ pub fn distribution(x_desc: &str, series: &[Series]) -> Result<String, ReportErr
                     let x0 = x as f64 + offset;
                     Rectangle::new([(x0, 0.0), (x0 + width, p)], c.filled())
                 }))
-                .map_err(chart_error)?
-                .label(s.name.clone())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
+                .map_err(chart_error)?;
         }
-        if series.len() > 1 {
-            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
-        }
+        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+        draw_legend(&legend_strip, &names, Mark::Bar)?;
         root.present().map_err(chart_error)?;
     }
     Ok(svg)
 }
 
-/// P(at least k) for every k a metric reaches: a falling staircase, one line per choice.
-pub fn at_least(x_desc: &str, series: &[Series]) -> Result<String, ReportError> {
+/// P(at least k) for every k a metric reaches: a falling staircase, one line per choice or
+/// sweep value, under `caption` when it is not empty.
+pub fn at_least(caption: &str, x_desc: &str, series: &[Series]) -> Result<String, ReportError> {
     let (lo, hi) = value_range(series);
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height_with_legend(series.len())))
+            .into_drawing_area();
         root.fill(&WHITE).map_err(chart_error)?;
-        let mut chart = ChartBuilder::on(&root)
+        let (plot, legend_strip) = root.split_vertically(HEIGHT);
+        let mut builder = ChartBuilder::on(&plot);
+        builder
             .margin(12)
             .x_label_area_size(36)
-            .y_label_area_size(48)
+            .y_label_area_size(48);
+        if !caption.is_empty() {
+            builder.caption(caption, (FONT, 13));
+        }
+        let mut chart = builder
             .build_cartesian_2d(lo as f64 - 0.5..hi as f64 + 0.5, 0.0..1.05)
             .map_err(chart_error)?;
         chart
@@ -127,18 +189,13 @@ pub fn at_least(x_desc: &str, series: &[Series]) -> Result<String, ReportError> 
             let points: Vec<(f64, f64)> = s.points.iter().map(|&(x, p)| (x as f64, p)).collect();
             chart
                 .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))
-                .map_err(chart_error)?
-                .label(s.name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
-                });
+                .map_err(chart_error)?;
             chart
                 .draw_series(points.into_iter().map(|p| Circle::new(p, 3, c.filled())))
                 .map_err(chart_error)?;
         }
-        if series.len() > 1 {
-            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
-        }
+        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+        draw_legend(&legend_strip, &names, Mark::Line)?;
         root.present().map_err(chart_error)?;
     }
     Ok(svg)
@@ -245,9 +302,11 @@ pub fn sweep_means(
     let pad = ((hi - lo) * 0.08).max(0.05);
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height_with_legend(series.len())))
+            .into_drawing_area();
         root.fill(&WHITE).map_err(chart_error)?;
-        let mut chart = ChartBuilder::on(&root)
+        let (plot, legend_strip) = root.split_vertically(HEIGHT);
+        let mut chart = ChartBuilder::on(&plot)
             .margin(12)
             .caption(caption, (FONT, 13))
             .x_label_area_size(36)
@@ -275,7 +334,7 @@ pub fn sweep_means(
             .label_style((FONT, 12))
             .draw()
             .map_err(chart_error)?;
-        for (i, (name, values)) in series.iter().enumerate() {
+        for (i, (_, values)) in series.iter().enumerate() {
             let c = colour(i);
             let points: Vec<(f64, Estimate)> = values
                 .iter()
@@ -287,11 +346,7 @@ pub fn sweep_means(
                     points.iter().map(|(x, e)| (*x, e.mean)),
                     c.stroke_width(2),
                 ))
-                .map_err(chart_error)?
-                .label(name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
-                });
+                .map_err(chart_error)?;
             chart
                 .draw_series(points.iter().map(|(x, e)| {
                     PathElement::new(vec![(*x, e.low), (*x, e.high)], c.stroke_width(1))
@@ -305,24 +360,9 @@ pub fn sweep_means(
                 )
                 .map_err(chart_error)?;
         }
-        if series.len() > 1 {
-            legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
-        }
+        let names: Vec<&str> = series.iter().map(|(name, _)| name.as_str()).collect();
+        draw_legend(&legend_strip, &names, Mark::Line)?;
         root.present().map_err(chart_error)?;
     }
     Ok(svg)
-}
-
-fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    position: SeriesLabelPosition,
-) -> Result<(), ReportError> {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(160, 160, 160))
-        .label_font((FONT, 12))
-        .draw()
-        .map_err(chart_error)
 }

@@ -28,6 +28,13 @@ pub struct RunInfo {
     #[serde(default)]
     pub wall_seconds: Option<f64>,
     pub complete: bool,
+    /// What never acted in any trial (steps, orders, weapons) and why; none when absent.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// The metrics the sides' best orders maximise, when the run names them; a report shows
+    /// them first.
+    #[serde(default)]
+    pub objective: Vec<String>,
 }
 
 /// The sweep point and choice a row of a table belongs to: its sweep parameter values and its

@@ -2,14 +2,17 @@
 //! `report.md` (the same tables for forums and wikis), made from a results folder.
 //!
 //! [`input`] reads the folder (`run.json`, the CSV tables); `page` decides what to show and
-//! words it for people through [`labels`] (numbers through [`crate::format`]); `charts`
-//! draws with `plotters`; the templates in `templates/` lay the page out, through
+//! words it for people through [`labels`] (numbers through [`crate::format`]), with `cards`
+//! for a card game's equilibrium, payoff matrix and orderings, into the tables of `table`;
+//! `charts` draws with `plotters`; the templates in `templates/` lay the page out, through
 //! `minijinja`. Nothing here runs a scenario.
 
+mod cards;
 mod charts;
 pub mod input;
 pub mod labels;
 mod page;
+mod table;
 
 use std::path::{Path, PathBuf};
 

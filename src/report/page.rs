@@ -2,9 +2,11 @@
 //! distribution and P(at least k), the paired comparisons of choices, a sweep's grids and a card
 //! game's orderings. The templates only lay this out, as HTML or as Markdown.
 
+use super::cards::{self, CardSection};
 use super::charts::{self, Estimate, Series, Split};
-use super::input::{DistributionRow, Results, SummaryRow, SweepPoint, TextTable};
+use super::input::{DistributionRow, Results, SummaryRow, SweepPoint};
 use super::labels;
+use super::table::{id, PivotRow, PivotTable};
 use super::ReportError;
 use crate::format;
 use serde::Serialize;
@@ -14,6 +16,8 @@ use std::collections::HashMap;
 #[derive(Debug, Serialize)]
 pub struct Page {
     pub title: String,
+    /// Exact results: means without intervals.
+    pub exact: bool,
     pub facts: Vec<Fact>,
     pub warnings: Vec<String>,
     /// Metrics with one value in every trial everywhere: "wardens lost: always 0".
@@ -21,32 +25,14 @@ pub struct Page {
     pub metrics: Vec<MetricSection>,
     pub comparisons: Vec<ComparisonSection>,
     pub sweep: Option<SweepSection>,
-    pub orderings: Option<PivotTable>,
-    pub equilibrium: Option<PivotTable>,
+    /// A card game's equilibrium, payoff matrix and orderings, shown first.
+    pub cards: Option<CardSection>,
 }
 
 #[derive(Debug, Serialize)]
 pub struct Fact {
     pub name: String,
     pub value: String,
-}
-
-/// A table for people laid out as a pivot: a corner label, column headings and rows of text
-/// cells, each row with its label.
-#[derive(Debug, Clone, Serialize)]
-pub struct PivotTable {
-    pub id: String,
-    pub title: String,
-    pub corner: String,
-    pub columns: Vec<String>,
-    pub rows: Vec<PivotRow>,
-}
-
-/// One row of a [`PivotTable`]: its label and its cells, one per column.
-#[derive(Debug, Clone, Serialize)]
-pub struct PivotRow {
-    pub label: String,
-    pub cells: Vec<String>,
 }
 
 /// One metric at a few points (its choices, or a small sweep's points).
@@ -86,6 +72,9 @@ pub struct SweepMetric {
     pub raw: String,
     pub means: Vec<PivotTable>,
     pub charts: Vec<String>,
+    /// P(at least k) curves: one line per value of the first key, one chart per value of the
+    /// second key (and per grid group).
+    pub at_least_charts: Vec<String>,
     pub at_least: Vec<PivotTable>,
 }
 
@@ -102,6 +91,7 @@ struct Index<'a> {
     metrics: Vec<String>,
     summary: HashMap<(SweepPoint, String), &'a SummaryRow>,
     distribution: HashMap<(SweepPoint, String), Vec<&'a DistributionRow>>,
+    exact: bool,
 }
 
 impl<'a> Index<'a> {
@@ -134,6 +124,32 @@ impl<'a> Index<'a> {
             metrics,
             summary,
             distribution,
+            exact: results.run.method == crate::output::EXACT,
+        }
+    }
+
+    /// Whether a metric only ever takes the values 0 and 1, so its mean is a share of trials.
+    fn is_share(&self, metric: &str) -> bool {
+        self.range(metric)
+            .is_some_and(|(lo, hi)| lo >= 0 && hi <= 1)
+    }
+
+    /// A mean as its metric reads: a share of trials as a percentage, else two decimals;
+    /// with its 95% interval unless the results are exact.
+    fn mean_cell(&self, metric: &str, s: &SummaryRow) -> String {
+        if self.is_share(metric) {
+            format::percent_with_interval(s.mean, s.ci95_low, s.ci95_high)
+        } else {
+            format::with_interval(s.mean, s.ci95_low, s.ci95_high)
+        }
+    }
+
+    /// The heading of a column of means.
+    fn mean_heading(&self) -> &'static str {
+        if self.exact {
+            "mean (exact)"
+        } else {
+            "mean (95% interval)"
         }
     }
 
@@ -200,12 +216,12 @@ pub fn build(results: &Results) -> Result<Page, ReportError> {
     let index = Index::new(results);
     let mut constants = Vec::new();
     let mut varying = Vec::new();
-    for m in &index.metrics {
-        match index.range(m) {
+    for m in reading_order(&index.metrics, &results.run.objective) {
+        match index.range(&m) {
             Some((lo, hi)) if lo == hi => {
-                constants.push(format!("{}: always {lo}", labels::metric(m)))
+                constants.push(format!("{}: always {lo}", labels::metric(&m)))
             }
-            _ => varying.push(m.clone()),
+            _ => varying.push(m),
         }
     }
     let swept = !results.param_names.is_empty();
@@ -224,18 +240,43 @@ pub fn build(results: &Results) -> Result<Page, ReportError> {
     };
     Ok(Page {
         title: labels::metric(&results.run.scenario),
+        exact: index.exact,
         facts: facts(results, &index),
         warnings: warnings(results),
         constants,
         metrics,
         comparisons: comparisons(&index)?,
         sweep,
-        orderings: results.orderings.as_ref().map(orderings),
-        equilibrium: results
-            .equilibrium
-            .as_ref()
-            .map(|t| equilibrium(t, results)),
+        cards: cards::section(results),
     })
+}
+
+/// Where a metric stands in the report, by its last name part: first what the sides play for
+/// (the objective the run names), then the results a reader looks for (restored, won,
+/// declared, destroyed, a card game's score and margin), then the rest, and last the
+/// bookkeeping that follows from those or only checks the run (alive, lost, damage taken,
+/// rounds, and a step's resolved, fizzled, ineligible and responses).
+fn reading_rank(metric: &str, objective: &[String]) -> u8 {
+    if objective.iter().any(|o| o == metric) {
+        return 0;
+    }
+    let last = metric.rsplit('.').next().unwrap_or(metric);
+    match last {
+        "restored" => 1,
+        "won" => 2,
+        "declared" => 3,
+        "destroyed" | "score" | "margin" => 4,
+        "alive" | "lost" | "damage_taken" | "rounds" => 6,
+        "resolved" | "fizzled" | "ineligible" | "responses" => 7,
+        _ => 5,
+    }
+}
+
+/// The metrics in reading order (see [`reading_rank`]); the tables' order within a rank.
+fn reading_order(metrics: &[String], objective: &[String]) -> Vec<String> {
+    let mut ordered = metrics.to_vec();
+    ordered.sort_by_key(|m| reading_rank(m, objective));
+    ordered
 }
 
 fn facts(results: &Results, index: &Index<'_>) -> Vec<Fact> {
@@ -269,7 +310,7 @@ fn facts(results: &Results, index: &Index<'_>) -> Vec<Fact> {
     }
     let choices = index.choices();
     if choices.len() > 1 || choices.first().is_some_and(|c| !c.is_empty()) {
-        facts.push(("Choices", choices.join(", ")));
+        facts.push(("Choices", choices_in_short(&choices)));
     }
     facts.push(("rollcall version", run.version.clone()));
     if let Some(wall) = run.wall_seconds {
@@ -300,6 +341,34 @@ fn facts(results: &Results, index: &Index<'_>) -> Vec<Fact> {
         .collect()
 }
 
+/// The most choices the facts list by name; past it they are counted.
+const MOST_CHOICES_LISTED: usize = 6;
+
+/// The choices as the facts table gives them: by name when few, else counted (a card game's
+/// pairs of orderings per player), so the facts stay on the first screen.
+fn choices_in_short(choices: &[String]) -> String {
+    if choices.len() <= MOST_CHOICES_LISTED {
+        return choices.join(", ");
+    }
+    if let Some(per_player) = cards::orderings_per_player(choices) {
+        let counts: Vec<String> = per_player
+            .iter()
+            .map(|(player, n)| format!("{n} orderings of {player}"))
+            .collect();
+        return format!(
+            "{} pairings: {} (see the payoff matrix)",
+            choices.len(),
+            counts.join(" against ")
+        );
+    }
+    format!(
+        "{} choices: {}, … {}",
+        choices.len(),
+        choices[..3].join(", "),
+        choices[choices.len() - 1]
+    )
+}
+
 fn warnings(results: &Results) -> Vec<String> {
     let mut out = Vec::new();
     if !results.run.complete {
@@ -308,6 +377,7 @@ fn warnings(results: &Results) -> Vec<String> {
                 .to_string(),
         );
     }
+    out.extend(results.run.warnings.iter().cloned());
     out
 }
 
@@ -327,20 +397,6 @@ fn point_name(index: &Index<'_>, point: &SweepPoint) -> String {
     }
 }
 
-fn id(prefix: &str, text: &str) -> String {
-    let slug: String = text
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    format!("{prefix}-{slug}")
-}
-
 fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, ReportError> {
     let points: Vec<&SweepPoint> = index
         .points
@@ -350,10 +406,10 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
     let names: Vec<String> = points.iter().map(|p| point_name(index, p)).collect();
     let summary = PivotTable {
         id: id("summary", metric),
-        title: format!("{}: mean and 95% interval", labels::metric(metric)),
+        title: format!("{}: {}", labels::metric(metric), index.mean_heading()),
         corner: "where".into(),
         columns: vec![
-            "mean (95% interval)".into(),
+            index.mean_heading().into(),
             "lowest".into(),
             "highest".into(),
         ],
@@ -362,14 +418,14 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
             .zip(&names)
             .filter_map(|(p, name)| {
                 let s = index.summary(p, metric)?;
-                Some(PivotRow {
-                    label: name.clone(),
-                    cells: vec![
-                        format::with_interval(s.mean, s.ci95_low, s.ci95_high),
+                Some(PivotRow::new(
+                    name.clone(),
+                    vec![
+                        index.mean_cell(metric, s),
                         s.min.to_string(),
                         s.max.to_string(),
                     ],
-                })
+                ))
             })
             .collect(),
     };
@@ -396,13 +452,23 @@ fn metric_section(index: &Index<'_>, metric: &str) -> Result<MetricSection, Repo
             .collect()
     };
     let x_desc = labels::metric(metric);
+    // Past the palette the lines cannot be told apart: the tables carry the numbers.
+    let drawn = points.len() <= charts::MAX_LINES;
     Ok(MetricSection {
         id: id("metric", metric),
         name: labels::metric(metric),
         raw: metric.to_string(),
         summary,
-        distribution_chart: charts::distribution(&x_desc, &series(false))?,
-        at_least_chart: charts::at_least(&x_desc, &series(true))?,
+        distribution_chart: if drawn {
+            charts::distribution(&x_desc, &series(false))?
+        } else {
+            String::new()
+        },
+        at_least_chart: if drawn {
+            charts::at_least("", &x_desc, &series(true))?
+        } else {
+            String::new()
+        },
         distribution,
     })
 }
@@ -434,12 +500,14 @@ fn distribution_tables(
             corner: "value".into(),
             columns: vec!["P(exactly)".into(), "P(at least)".into()],
             rows: (lo..=hi)
-                .map(|v| PivotRow {
-                    label: v.to_string(),
-                    cells: vec![
-                        format::percent(exactly(p, v)),
-                        format::percent(at_least(p, v)),
-                    ],
+                .map(|v| {
+                    PivotRow::new(
+                        v.to_string(),
+                        vec![
+                            format::percent(exactly(p, v)),
+                            format::percent(at_least(p, v)),
+                        ],
+                    )
                 })
                 .collect(),
         }]
@@ -456,9 +524,11 @@ fn distribution_tables(
             rows: points
                 .iter()
                 .zip(names)
-                .map(|(p, name)| PivotRow {
-                    label: name.clone(),
-                    cells: (lo..=hi).map(|v| format::percent(cell(p, v))).collect(),
+                .map(|(p, name)| {
+                    PivotRow::new(
+                        name.clone(),
+                        (lo..=hi).map(|v| format::percent(cell(p, v))).collect(),
+                    )
                 })
                 .collect(),
         };
@@ -512,21 +582,27 @@ fn comparisons(index: &Index<'_>) -> Result<Vec<ComparisonSection>, ReportError>
                 title: title.clone(),
                 corner: "metric".into(),
                 columns: vec![
-                    format!("mean difference, {first} minus {second} (95% interval)"),
+                    if index.exact {
+                        format!("mean difference, {first} minus {second} (exact)")
+                    } else {
+                        format!("mean difference, {first} minus {second} (95% interval)")
+                    },
                     format!("P({first} higher)"),
                     "P(equal)".into(),
                     format!("P({second} higher)"),
                 ],
                 rows: rows
                     .iter()
-                    .map(|r| PivotRow {
-                        label: labels::metric(&r.metric),
-                        cells: vec![
-                            format::with_interval(r.mean_diff, r.ci95_low, r.ci95_high),
-                            format::percent(r.p_first_higher),
-                            format::percent(r.p_equal),
-                            format::percent(r.p_second_higher),
-                        ],
+                    .map(|r| {
+                        PivotRow::new(
+                            labels::metric(&r.metric),
+                            vec![
+                                format::with_interval(r.mean_diff, r.ci95_low, r.ci95_high),
+                                format::percent(r.p_first_higher),
+                                format::percent(r.p_equal),
+                                format::percent(r.p_second_higher),
+                            ],
+                        )
                     })
                     .collect(),
             };
@@ -550,20 +626,28 @@ fn comparisons(index: &Index<'_>) -> Result<Vec<ComparisonSection>, ReportError>
         .collect()
 }
 
-/// The labels of a sweep key's values. A unit's size is also read as the models missing at the
-/// start, when the tables pin down how many were alive: at every trial's end
-/// `alive = alive at the start + restored - lost`, so the means give the start exactly.
+/// The labels of a sweep key's values, saying "N missing" where models are missing at the
+/// start: a swept `missing` key reads so directly; a swept size does when the tables pin down
+/// how many were alive (at every trial's end `alive = alive at the start + restored - lost`,
+/// so the means give the start exactly), as "3 missing (size 8)", and a size with none
+/// missing reads as the size alone.
 fn value_labels(index: &Index<'_>, key: usize) -> Vec<String> {
     let name = &index.results.param_names[key];
     let values = index.values(key);
-    let unit = name
-        .strip_prefix("unit.")
-        .and_then(|r| r.strip_suffix(".size"));
+    let unit_key = |suffix: &str| {
+        name.strip_prefix("unit.")
+            .and_then(|r| r.strip_suffix(suffix))
+            .map(str::to_string)
+    };
+    if unit_key(".missing").is_some() {
+        return values.iter().map(|v| missing_label(v)).collect();
+    }
+    let unit = unit_key(".size");
     values
         .iter()
         .map(|v| {
             let plain = labels::value(v);
-            let (Some(unit), Ok(size)) = (unit, v.parse::<i64>()) else {
+            let (Some(unit), Ok(size)) = (unit.as_deref(), v.parse::<i64>()) else {
                 return plain;
             };
             let starts: Vec<Option<i64>> = index
@@ -577,13 +661,58 @@ fn value_labels(index: &Index<'_>, key: usize) -> Vec<String> {
                 })
                 .collect();
             match starts.first() {
-                Some(Some(a)) if starts.iter().all(|s| *s == Some(*a)) && size >= *a => {
-                    format!("{} ({} missing)", plain, size - a)
+                Some(Some(a)) if starts.iter().all(|s| *s == Some(*a)) && size > *a => {
+                    format!("{} (size {plain})", missing_label(&(size - a).to_string()))
                 }
                 _ => plain,
             }
         })
         .collect()
+}
+
+/// A count of models missing: "3 missing", "none missing".
+fn missing_label(count: &str) -> String {
+    match count.trim() {
+        "0" => "none missing".into(),
+        n => format!("{n} missing"),
+    }
+}
+
+/// A line's name in a sweep chart's legend: the key and the value, unless the value's label
+/// already says what it counts ("3 missing").
+fn line_name(key: &str, label: &str) -> String {
+    if label.contains(" missing") {
+        label.to_string()
+    } else {
+        format!("{key}: {label}")
+    }
+}
+
+/// A P(at least k) chart of a metric over `lo..=hi`: one line per row of the sweep, the other
+/// keys fixed by `point_at`; none when there are more rows than lines a chart can tell apart.
+fn at_least_chart(
+    index: &Index<'_>,
+    layout: &SweepLayout<'_>,
+    metric: &str,
+    caption: &str,
+    point_at: &dyn Fn(&str) -> SweepPoint,
+) -> Result<Option<String>, ReportError> {
+    if layout.row_values.len() > charts::MAX_LINES {
+        return Ok(None);
+    }
+    let (lo, hi) = index.range(metric).unwrap_or((0, 0));
+    let series: Vec<Series> = layout
+        .row_values
+        .iter()
+        .zip(&layout.row_labels)
+        .map(|(r, label)| Series {
+            name: line_name(&layout.row_key, label),
+            points: (lo..=hi)
+                .filter_map(|k| Some((k, index.at_least(&point_at(r), metric, k)?)))
+                .collect(),
+        })
+        .collect();
+    charts::at_least(caption, &labels::metric(metric), &series).map(Some)
 }
 
 fn sweep_section(index: &Index<'_>, varying: &[String]) -> Result<SweepSection, ReportError> {
@@ -722,21 +851,18 @@ fn one_key_sweep_metric(
     let cell = |row: &str, choice: &str| {
         index
             .summary(&layout.point_at(row, None, &[], choice), metric)
-            .map_or(String::new(), |s| {
-                format::with_interval(s.mean, s.ci95_low, s.ci95_high)
-            })
+            .map_or(String::new(), |s| index.mean_cell(metric, s))
     };
     let means = vec![PivotTable {
         id: id("means", metric),
-        title: format!("{name}: mean (95% interval)"),
+        title: format!("{name}: {}", index.mean_heading()),
         corner: layout.corner.clone(),
         columns: choices.iter().map(column).collect(),
         rows: row_values
             .iter()
             .zip(row_labels)
-            .map(|(v, label)| PivotRow {
-                label: label.clone(),
-                cells: choices.iter().map(|c| cell(v, c)).collect(),
+            .map(|(v, label)| {
+                PivotRow::new(label.clone(), choices.iter().map(|c| cell(v, c)).collect())
             })
             .collect(),
     }];
@@ -761,6 +887,13 @@ fn one_key_sweep_metric(
             &series,
         )?);
     }
+    let mut at_least_charts = Vec::new();
+    for c in &choices {
+        let caption = titled(format!("{name}: P(at least k)"), &layout.group_name(&[], c));
+        at_least_charts.extend(at_least_chart(index, layout, metric, &caption, &|r| {
+            layout.point_at(r, None, &[], c)
+        })?);
+    }
     let at_least = choices
         .iter()
         .map(|c| PivotTable {
@@ -771,16 +904,17 @@ fn one_key_sweep_metric(
             rows: row_values
                 .iter()
                 .zip(row_labels)
-                .map(|(v, label)| PivotRow {
-                    label: label.clone(),
-                    cells: ks
-                        .iter()
-                        .map(|&k| {
-                            index
-                                .at_least(&layout.point_at(v, None, &[], c), metric, k)
-                                .map_or(String::new(), format::percent)
-                        })
-                        .collect(),
+                .map(|(v, label)| {
+                    PivotRow::new(
+                        label.clone(),
+                        ks.iter()
+                            .map(|&k| {
+                                index
+                                    .at_least(&layout.point_at(v, None, &[], c), metric, k)
+                                    .map_or(String::new(), format::percent)
+                            })
+                            .collect(),
+                    )
                 })
                 .collect(),
         })
@@ -791,6 +925,7 @@ fn one_key_sweep_metric(
         raw: metric.to_string(),
         means,
         charts: charts_svg,
+        at_least_charts,
         at_least,
     })
 }
@@ -809,6 +944,7 @@ fn grids_sweep_metric(
     let (col_values, col_labels) = (&layout.col_values, &layout.col_labels);
     let mut means = Vec::new();
     let mut charts_svg = Vec::new();
+    let mut at_least_charts = Vec::new();
     let mut at_least = Vec::new();
     for (further, choice) in &layout.groups {
         let group = layout.group_name(further, choice);
@@ -820,22 +956,24 @@ fn grids_sweep_metric(
             rows: row_values
                 .iter()
                 .zip(row_labels)
-                .map(|(r, label)| PivotRow {
-                    label: label.clone(),
-                    cells: col_values
-                        .iter()
-                        .map(|c| cell(&layout.point_at(r, Some(c), further, choice)))
-                        .collect(),
+                .map(|(r, label)| {
+                    PivotRow::new(
+                        label.clone(),
+                        col_values
+                            .iter()
+                            .map(|c| cell(&layout.point_at(r, Some(c), further, choice)))
+                            .collect(),
+                    )
                 })
                 .collect(),
         };
         means.push(grid(
-            format!("{name}: mean (95% interval)"),
+            format!("{name}: {}", index.mean_heading()),
             "means".into(),
             &|p| {
-                index.summary(p, metric).map_or(String::new(), |s| {
-                    format::with_interval(s.mean, s.ci95_low, s.ci95_high)
-                })
+                index
+                    .summary(p, metric)
+                    .map_or(String::new(), |s| index.mean_cell(metric, s))
             },
         ));
         if col_values.len() <= MAX_SERIES {
@@ -859,6 +997,13 @@ fn grids_sweep_metric(
                 &series,
             )?);
         }
+        for (c, label) in col_values.iter().zip(col_labels) {
+            let column = format!("{}: {label}", labels::key(&layout.names[1]));
+            let caption = titled(format!("{name}: P(at least k), {column}"), &group);
+            at_least_charts.extend(at_least_chart(index, layout, metric, &caption, &|r| {
+                layout.point_at(r, Some(c), further, choice)
+            })?);
+        }
         for &k in &ks {
             at_least.push(grid(
                 format!("{name}: P(at least {k})"),
@@ -877,6 +1022,7 @@ fn grids_sweep_metric(
         raw: metric.to_string(),
         means,
         charts: charts_svg,
+        at_least_charts,
         at_least,
     })
 }
@@ -910,139 +1056,4 @@ fn estimates(
             })
         })
         .collect()
-}
-
-/// `orderings.csv`: per pair of orderings (and per ordering against all the other side's),
-/// the trials and A's margin, with its 95% interval where the table gives one (columns
-/// `X_ci95_low`/`X_ci95_high` beside `X`, or bare `ci95_low`/`ci95_high` for the margin).
-/// Per-card counts stay in the CSV.
-fn orderings(table: &TextTable) -> PivotTable {
-    let col = |name: &str| table.headers.iter().position(|h| h == name);
-    let interval = |h: &str| -> Option<(usize, usize)> {
-        let pair = |lo: &str, hi: &str| Some((col(lo)?, col(hi)?));
-        pair(&format!("{h}_ci95_low"), &format!("{h}_ci95_high")).or_else(|| {
-            (h == "a_margin")
-                .then(|| pair("ci95_low", "ci95_high"))
-                .flatten()
-        })
-    };
-    let shown: Vec<(usize, Option<(usize, usize)>)> = table
-        .headers
-        .iter()
-        .enumerate()
-        .filter(|(_, h)| {
-            let h = h.as_str();
-            !h.contains("ci95")
-                && (matches!(h, "a_ordering" | "b_ordering" | "trials")
-                    || h.contains("margin")
-                    || h.ends_with(".score"))
-        })
-        .map(|(i, h)| (i, interval(h)))
-        .collect();
-    let heading = |h: &str| match h {
-        "a_ordering" => "A's ordering".to_string(),
-        "b_ordering" => "B's ordering".to_string(),
-        "a_margin" => "A's margin".to_string(),
-        other => other.replace('_', " "),
-    };
-    let what = |kind: &str| {
-        match kind {
-            "pair" => "A's ordering against B's",
-            "a_average" => "A's ordering, B's averaged",
-            "a_worst" => "A's ordering, B's best reply",
-            "b_average" => "B's ordering, A's averaged",
-            "b_worst" => "B's ordering, A's best reply",
-            other => other,
-        }
-        .to_string()
-    };
-    let cell = |r: &[String], i: usize, ci: Option<(usize, usize)>| -> String {
-        let text = r.get(i).map_or("", |s| s.as_str());
-        let num = |j: usize| r.get(j).and_then(|t| t.parse::<f64>().ok());
-        match (text.parse::<f64>(), ci) {
-            (Ok(x), Some((lo, hi))) => match (num(lo), num(hi)) {
-                (Some(lo), Some(hi)) => format::with_interval(x, lo, hi),
-                _ => format::two_decimals(x),
-            },
-            (Ok(x), None) if table.headers[i] == "trials" => format::thousands(x.max(0.0) as u64),
-            (Ok(x), None) => format::two_decimals(x),
-            (Err(_), _) if text == "*" => "any (averaged)".into(),
-            (Err(_), _) => text.to_string(),
-        }
-    };
-    PivotTable {
-        id: "orderings".into(),
-        title: "Orderings: A's margin (A's score minus B's)".into(),
-        corner: "row".into(),
-        columns: shown
-            .iter()
-            .map(|&(i, ci)| {
-                let h = heading(&table.headers[i]);
-                if ci.is_some() {
-                    format!("{h} (95% interval)")
-                } else {
-                    h
-                }
-            })
-            .collect(),
-        rows: table
-            .rows
-            .iter()
-            .map(|r| PivotRow {
-                label: col("row")
-                    .and_then(|i| r.get(i))
-                    .map_or(String::new(), |k| what(k)),
-                cells: shown.iter().map(|&(i, ci)| cell(r, i, ci)).collect(),
-            })
-            .collect(),
-    }
-}
-
-/// `equilibrium.csv`: each ordering's probability in the equilibrium mix and the game's value
-/// for A with its interval.
-fn equilibrium(table: &TextTable, results: &Results) -> PivotTable {
-    let col = |name: &str| table.headers.iter().position(|h| h == name);
-    let params: Vec<usize> = results.param_names.iter().filter_map(|p| col(p)).collect();
-    let get = |r: &Vec<String>, name: &str| {
-        col(name)
-            .and_then(|i| r.get(i))
-            .cloned()
-            .unwrap_or_default()
-    };
-    let mut columns: Vec<String> = results.param_names.iter().map(|k| labels::key(k)).collect();
-    columns.extend([
-        "ordering".to_string(),
-        "probability".to_string(),
-        "value for A (95% interval)".to_string(),
-    ]);
-    PivotTable {
-        id: "equilibrium".into(),
-        title: "Equilibrium: how often each ordering is played, and the game's value for A".into(),
-        corner: "player".into(),
-        columns,
-        rows: table
-            .rows
-            .iter()
-            .map(|r| {
-                let mut cells: Vec<String> = params
-                    .iter()
-                    .map(|&i| labels::value(r.get(i).map_or("", |s| s.as_str())))
-                    .collect();
-                let num = |name: &str| get(r, name).parse::<f64>().ok();
-                cells.push(get(r, "ordering"));
-                cells.push(num("probability").map_or(String::new(), format::percent));
-                cells.push(
-                    match (num("value"), num("value_ci95_low"), num("value_ci95_high")) {
-                        (Some(v), Some(lo), Some(hi)) => format::with_interval(v, lo, hi),
-                        (Some(v), _, _) => format::two_decimals(v),
-                        _ => String::new(),
-                    },
-                );
-                PivotRow {
-                    label: get(r, "player"),
-                    cells,
-                }
-            })
-            .collect(),
-    }
 }
