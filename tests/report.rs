@@ -754,6 +754,7 @@ fn a_card_report_leads_with_the_equilibrium_then_the_payoff_matrix() {
     // The random initiative has chance in it, and both mixes are the only ones.
     assert!(!md.contains("no chance in it"));
     assert!(!md.contains("not unique"));
+    assert!(md.contains("value for A (95% interval)"), "{md}");
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(
         html.contains("<td style=\"background:#"),
@@ -803,6 +804,8 @@ fn a_game_with_two_best_orderings_says_the_mix_is_not_unique() {
     );
     assert_eq!(rows, [["x>y", "4.00", "4.00"], ["y>x", "1.00", "4.00"]]);
     assert!(md.contains("This game has no chance in it"));
+    // Without chance the game's value is exact, and labelled so.
+    assert!(md.contains("value for A (exact)"), "{md}");
     assert!(md.contains("B's equilibrium mix is not unique"), "{md}");
     assert!(!md.contains("A's equilibrium mix is not unique"));
 }

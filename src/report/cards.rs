@@ -202,9 +202,15 @@ fn mixes(table: &TextTable, names: &[String]) -> Vec<Mix> {
 /// Each player's mix at each sweep point ("x>y 75.0%, y>x 25.0%") and the game's value.
 fn equilibrium(mixes: &[Mix], names: &[String]) -> PivotTable {
     let mut columns: Vec<String> = names.iter().map(|k| labels::key(k)).collect();
+    // A game without chance has an exact value: no interval to label or show.
+    let exact = |m: &Mix| m.low == m.high;
     columns.extend([
         "plays".to_string(),
-        "value for A (95% interval)".to_string(),
+        if mixes.iter().all(exact) {
+            "value for A (exact)".to_string()
+        } else {
+            "value for A (95% interval)".to_string()
+        },
     ]);
     let played = |mix: &[(String, f64)]| -> String {
         let mut shown: Vec<&(String, f64)> = mix.iter().filter(|(_, p)| *p > 0.0).collect();
