@@ -2,8 +2,8 @@
 //!
 //! The design (what each module holds and why) is in `docs/architecture.md`. The layers,
 //! lowest first: a module imports only from layers below its own, never from its own layer
-//! or above, so each can be read and tested from those below it. `tests/layers.rs` holds
-//! every `crate::` import to this list, and every file of `src/` free of import circles.
+//! or above, so each can be read and tested from those below it. `tests/integration/layers.rs`
+//! holds every `crate::` import to this list, and every file of `src/` free of import circles.
 //!
 //! 1. [`config`], [`dice`], [`format`](mod@format), [`geometry`], [`metrics`], [`stats`]:
 //!    errors, key paths, limits; dice tests; numbers, durations and dates for people; the

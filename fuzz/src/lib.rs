@@ -3,8 +3,8 @@
 //! whether the input was accepted. None may panic: a bad input is an `Err`, which the binary
 //! turns into exit status 2.
 //!
-//! The cargo-fuzz targets in `fuzz_targets/` call these; `tests/fuzz_inputs.rs` includes this
-//! file to drive them on stable with fixed-seed mutations of the shipped files.
+//! The cargo-fuzz targets in `fuzz_targets/` call these; `tests/integration/fuzz_inputs.rs`
+//! includes this file to drive them on stable with fixed-seed mutations of the shipped files.
 
 use rollcall::app::Compiled;
 use rollcall::output::{partial, tables};

@@ -296,8 +296,8 @@ impl CardGame {
     /// of [`CARD_METRICS`] can ever be non-zero. A metric that cannot (`called` for a card no
     /// effect of `p` could call, `cancelled` for a kind no opponent card cancels, ...) is left
     /// out of the tables rather than written as a column of zeros; `resolved` is always kept.
-    /// The test `tests/cards.rs` checks over many random games that no counted event ever
-    /// falls outside this layout.
+    /// The test `tests/integration/cards.rs` checks over many random games that no counted
+    /// event ever falls outside this layout.
     pub fn card_metrics(&self, p: usize) -> Vec<(CardIx, [bool; 5])> {
         let p = p.min(1);
         let setup = &self.players[p];

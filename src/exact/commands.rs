@@ -618,7 +618,7 @@ mod tests {
 
     #[test]
     fn wounds_go_to_the_damaged_model_and_spill_only_when_asked() {
-        // 2 models of 3 HP, 2 damage per failed test (tests/commands.rs, by hand).
+        // 2 models of 3 HP, 2 damage per failed test (tests/integration/commands.rs, by hand).
         for (hits, no_spill, spill) in [
             (1, (2, 0), (2, 0)),
             (2, (3, 1), (4, 1)),

@@ -15,7 +15,7 @@ pub const MIN_P_VALUE: f64 = 1e-6;
 /// thousand metrics; the chi-square bar gives about 1e-3). A real bias still fails: one
 /// percentage point on each of five Resolve tests moves the mean restored by 0.05 against a
 /// standard error of sqrt(5 / 4 / 10^6) = 0.0011 at 1e6 trials, |z| about 45
-/// (tests/exact.rs).
+/// (tests/integration/exact.rs).
 pub const MAX_Z: f64 = 6.0;
 
 /// One row per metric present in both reports, in the simulated report's order.

@@ -7,7 +7,7 @@
 //! `cargo test --test integration fuzz_inputs -- --ignored`. `ROLLCALL_FUZZ_ITERATIONS` sets the
 //! mutated inputs per target (default 20,000), `ROLLCALL_FUZZ_SEED` the seed.
 
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../../fuzz/src/lib.rs"]
 mod targets;
 
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 // ---- the law of a shoot-out, from the Markov chain over model counts ----
-// (tests/common/shootout.rs; its case done by hand is checked in tests/exact_engagements.rs)
+// (common/shootout.rs; its case done by hand is checked in exact_engagements.rs)
 
 /// The chance that blue activates first in a round.
 type BlueFirst = fn(u32) -> f64;

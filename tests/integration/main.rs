@@ -1,6 +1,6 @@
 //! The integration tests: one test binary of modules, one file per subject, with the helpers
 //! they share in `common`. One binary links once, so changing a test or the library relinks it
-//! and not one binary per file. `conditions.rs` stays a binary of its own: it installs a
+//! and not one binary per file. `tests/conditions/` stays a binary of its own: it installs a
 //! counting global allocator, which would count every test's allocations here.
 
 mod common;
