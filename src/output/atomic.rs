@@ -28,7 +28,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     );
     let tmp = dir.map_or_else(|| tmp_name.clone().into(), |d| d.join(&tmp_name));
     let result = (|| {
-        let mut file = File::create(&tmp)?;
+        let mut file = create_new_replacing(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         std::fs::rename(&tmp, path)
@@ -37,6 +37,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Creates `path` as a new file. What a killed run of the same process id left there is
+/// removed first, by name: a symbolic link is unlinked, never written through.
+fn create_new_replacing(path: &Path) -> std::io::Result<File> {
+    let create = || OpenOptions::new().write(true).create_new(true).open(path);
+    match create() {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            std::fs::remove_file(path)?;
+            create()
+        }
+        other => other,
+    }
 }
 
 /// The name of [`write_atomic`]'s temporary files for `name`, before the process id.
@@ -146,12 +159,7 @@ impl Claim {
         std::fs::create_dir_all(&names.parent)?;
         let lock_path = names.parent.join(format!("{}lock", names.prefix));
         let lock = loop {
-            let mut file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&lock_path)?;
+            let mut file = open_lock(&lock_path)?;
             match file.try_lock() {
                 Ok(()) => {}
                 Err(std::fs::TryLockError::WouldBlock) => {
@@ -265,6 +273,58 @@ impl Drop for Claim {
     }
 }
 
+/// Opens (or creates) the lock file at `path` without following a symbolic link there, and
+/// refuses anything but a plain file of one name: the lock gets the holder's process id
+/// written into it, which must never land in a file someone linked there.
+fn open_lock(path: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    no_follow(&mut options);
+    let foreign = |what: &str| {
+        std::io::Error::other(format!(
+            "{} is {what}, not a lock file rollcall made; it is left as it is: remove it, or choose another --out",
+            path.display()
+        ))
+    };
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(_) if is_symlink(path) => return Err(foreign("a symbolic link")),
+        Err(e) => return Err(e),
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(foreign("not a plain file"));
+    }
+    if links(&meta) > 1 {
+        return Err(foreign("a file with other names (a hard link)"));
+    }
+    Ok(file)
+}
+
+fn is_symlink(path: &Path) -> bool {
+    path.symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+}
+
+#[cfg(target_os = "linux")]
+fn no_follow(options: &mut OpenOptions) {
+    use std::os::unix::fs::OpenOptionsExt;
+    options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+}
+
+#[cfg(not(target_os = "linux"))]
+fn no_follow(_: &mut OpenOptions) {}
+
+#[cfg(unix)]
+fn links(meta: &std::fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::nlink(meta)
+}
+
+#[cfg(not(unix))]
+fn links(_: &std::fs::Metadata) -> u64 {
+    1
+}
+
 /// Writes `files` into a new folder `at`, each synced, then the folder itself.
 fn build(at: &Path, files: &[(&str, Vec<u8>)]) -> std::io::Result<()> {
     std::fs::create_dir(at)?;
@@ -289,7 +349,7 @@ fn sync_folder(dir: &Path) -> std::io::Result<()> {
 fn same_file(file: &File, path: &Path) -> std::io::Result<bool> {
     use std::os::unix::fs::MetadataExt;
     let open = file.metadata()?;
-    match std::fs::metadata(path) {
+    match std::fs::symlink_metadata(path) {
         Ok(now) => Ok(open.ino() == now.ino() && open.dev() == now.dev()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(e),
@@ -319,8 +379,52 @@ fn exchange(_: &Path, _: &Path) -> std::io::Result<bool> {
 }
 
 /// Moves the entries of `from` that are not run files into `to` (created if needed). Returns
-/// false when some could not move because `to` has an entry of that name: `from` is then kept.
+/// false when some could not move because `to` has an entry of that name, or when `from` is
+/// not a folder itself (a symbolic link put at a temporary name is never followed): `from`
+/// is then kept.
+#[cfg(target_os = "linux")]
 fn move_others(from: &Path, to: &Path) -> std::io::Result<bool> {
+    use rustix::fs::{openat, renameat, Dir, Mode, OFlags, CWD};
+    use rustix::io::Errno;
+    use std::os::unix::ffi::OsStrExt;
+    // The folder is opened once, not followed, and its entries moved by that handle: a link
+    // swapped in at its name meanwhile changes nothing.
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let folder = match openat(CWD, from, flags, Mode::empty()) {
+        Ok(folder) => folder,
+        Err(Errno::LOOP | Errno::NOTDIR) => return Ok(false),
+        Err(e) => return Err(e.into()),
+    };
+    let mut names = Vec::new();
+    let mut entries = Dir::read_from(&folder)?;
+    while let Some(entry) = entries.read() {
+        let name = entry?.file_name().to_owned();
+        if ![&b"."[..], b".."].contains(&name.to_bytes()) {
+            names.push(name);
+        }
+    }
+    let mut all_moved = true;
+    for name in names {
+        let name_os = std::ffi::OsStr::from_bytes(name.to_bytes());
+        if is_run_file(&name_os.to_string_lossy()) {
+            continue;
+        }
+        std::fs::create_dir_all(to)?;
+        let target = to.join(name_os);
+        if target.symlink_metadata().is_ok() {
+            all_moved = false;
+        } else {
+            renameat(&folder, name.as_c_str(), CWD, &target)?;
+        }
+    }
+    Ok(all_moved)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn move_others(from: &Path, to: &Path) -> std::io::Result<bool> {
+    if !is_folder_itself(from) {
+        return Ok(false);
+    }
     let mut all_moved = true;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
@@ -339,6 +443,11 @@ fn move_others(from: &Path, to: &Path) -> std::io::Result<bool> {
     Ok(all_moved)
 }
 
+/// Whether `path` is a folder, not a symbolic link to one.
+fn is_folder_itself(path: &Path) -> bool {
+    path.symlink_metadata().is_ok_and(|m| m.is_dir())
+}
+
 /// Clears what killed runs left beside the folder; the caller holds its claim.
 fn recover(names: &Names) -> std::io::Result<()> {
     let mut leftovers: Vec<(PathBuf, bool)> = Vec::new();
@@ -348,15 +457,23 @@ fn recover(names: &Names) -> std::io::Result<()> {
         let Some(rest) = name.strip_prefix(&names.prefix) else {
             continue;
         };
-        if let Some(old) = ["new-", "old-"]
+        let Some(old) = ["new-", "old-"]
             .iter()
             .find(|kind| rest.starts_with(*kind))
             .map(|kind| *kind == "old-")
-        {
+        else {
+            continue;
+        };
+        // Only folders a run made are taken up; anything else at such a name (a symbolic
+        // link, a file) is not rollcall's to follow, move or remove, and is left alone.
+        if entry.file_type()?.is_dir() {
             leftovers.push((entry.path(), old));
         }
     }
     for (path, old) in leftovers {
+        if !is_folder_itself(&path) {
+            continue;
+        }
         if old && !names.dir.exists() {
             // Killed between the two renames of the fallback: the old folder goes back.
             std::fs::rename(&path, &names.dir)?;
@@ -524,5 +641,63 @@ mod tests {
             "old"
         );
         assert_eq!(listing(root.path()), vec!["out"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_name_linked_to_a_file_is_refused_and_the_file_untouched() {
+        let root = tempfile::tempdir().unwrap();
+        let victim = root.path().join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        let lock = root.path().join(".out.rollcall-lock");
+        std::os::unix::fs::symlink(&victim, &lock).unwrap();
+        let e = Claim::acquire(&root.path().join("out")).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        std::fs::remove_file(&lock).unwrap();
+        // A second name of the same file (a hard link) is refused too.
+        std::fs::hard_link(&victim, &lock).unwrap();
+        let e = Claim::acquire(&root.path().join("out")).unwrap_err();
+        assert!(e.to_string().contains("hard link"), "{e}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_leftover_name_linked_to_a_folder_is_never_followed() {
+        let root = tempfile::tempdir().unwrap();
+        let victim = root.path().join("victim");
+        std::fs::create_dir(&victim).unwrap();
+        std::fs::write(victim.join("thesis.tex"), "years").unwrap();
+        let dir = root.path().join("out");
+        for name in [".out.rollcall-new-7", ".out.rollcall-old-8"] {
+            std::os::unix::fs::symlink(&victim, root.path().join(name)).unwrap();
+        }
+        let claim = Claim::acquire(&dir).unwrap();
+        claim.replace(&[("summary.csv", b"new".to_vec())]).unwrap();
+        assert_eq!(listing(&dir), vec!["summary.csv"]);
+        assert_eq!(listing(&victim), vec!["thesis.tex"]);
+        assert_eq!(
+            std::fs::read_to_string(victim.join("thesis.tex")).unwrap(),
+            "years"
+        );
+        // Moving a retired folder's entries goes by the folder itself, never through a link.
+        assert!(!move_others(&root.path().join(".out.rollcall-new-7"), &dir).unwrap());
+        assert_eq!(listing(&victim), vec!["thesis.tex"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_temporary_name_linked_to_a_file_is_replaced_not_written_through() {
+        let root = tempfile::tempdir().unwrap();
+        let victim = root.path().join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        let path = root.path().join("summary.csv");
+        let tmp = root
+            .path()
+            .join(format!(".summary.csv.tmp-{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &tmp).unwrap();
+        write_atomic(&path, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     }
 }
