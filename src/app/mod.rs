@@ -3,7 +3,7 @@
 
 use crate::cards::CardPlan;
 use crate::engine::{
-    self, ChunkSet, Gathered, Joined, Monitor, PairOf, Pairing, RunSpec, Shard, Trial, CHUNK_SIZE,
+    self, Begun, ChunkSet, Gathered, Joined, Monitor, PairOf, Pairing, RunSpec, Shard, Trial, CHUNK_SIZE,
 };
 use crate::exact::Refusal;
 use crate::output::ExactReport;
@@ -187,7 +187,7 @@ impl Compiled {
         set: &ScenarioSet,
         spec: &RunSpec,
         monitor: &Monitor,
-        from: Option<(&[VariantReport], ChunkSet)>,
+        from: Option<(&[VariantReport], ChunkSet, Vec<Begun>)>,
         between: &mut Between<'_>,
     ) -> Result<Played, Error> {
         fn go<T: Trial>(
@@ -195,17 +195,20 @@ impl Compiled {
             set: &ScenarioSet,
             spec: &RunSpec,
             monitor: &Monitor,
-            from: Option<(&[VariantReport], ChunkSet)>,
+            from: Option<(&[VariantReport], ChunkSet, Vec<Begun>)>,
             between: &mut Between<'_>,
         ) -> Result<Played, Error> {
             let progress = match from {
                 None => engine::Progress::start(joined),
-                Some((reports, done)) => run::progress_of(set, joined, spec, reports, done)?,
+                Some((reports, done, begun)) => {
+                    run::progress_of(set, joined, spec, reports, done, begun)?
+                }
             };
             let outcome = engine::resume(joined, spec, monitor, progress, &mut |p| {
                 between(
                     &|| variant_reports(set, joined, p.gathered.clone()),
                     &p.done,
+                    &p.begun,
                 )
             })?;
             Ok(Played {
@@ -213,6 +216,7 @@ impl Compiled {
                 reports: variant_reports(set, joined, outcome.gathered),
                 complete: outcome.complete,
                 done: outcome.done,
+                begun: outcome.begun,
             })
         }
         match self {
@@ -244,8 +248,8 @@ impl Compiled {
 }
 
 /// Called between batches of chunks with a way to lay out the sweep points' reports so far
-/// and the chunks they hold (to save a checkpoint).
-type Between<'a> = dyn FnMut(&dyn Fn() -> Vec<VariantReport>, &ChunkSet) + 'a;
+/// and the chunks they hold, whole and begun (to save a checkpoint).
+type Between<'a> = dyn FnMut(&dyn Fn() -> Vec<VariantReport>, &ChunkSet, &[Begun]) + 'a;
 
 /// What playing a file's sweep points gave: their reports, the trials played, whether the run
 /// completed, and the chunks the reports hold.
@@ -254,6 +258,7 @@ struct Played {
     trials: u64,
     complete: bool,
     done: ChunkSet,
+    begun: Vec<Begun>,
 }
 
 /// Loads and compiles a file: every check a run would make before playing anything.

@@ -2,7 +2,8 @@
 //! write its tables (or a shard's partial results), and `--validate` against the exact engine.
 
 use super::*;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// `rollcall run` options, already typed.
@@ -316,10 +317,13 @@ fn checkpoints(
     Checkpoints {
         path: checkpoint_path.to_path_buf(),
         every: opts.checkpoint,
-        last: Instant::now(),
+        clock: Instant::now(),
+        written: Arc::new(AtomicU64::new(0)),
         body: part_body(set, spec, Vec::new(), false, 0),
         reports: resumed.map_or_else(Vec::new, |r| r.reports.clone()),
         done: resumed.map_or_else(ChunkSet::default, |r| r.done.clone()),
+        begun: resumed.map_or_else(Vec::new, |r| r.begun.clone()),
+        precision: spec.precision,
         earlier_wall: resumed.map_or(0.0, |r| r.wall),
         threads: opts.threads,
         failed: None,
@@ -398,22 +402,75 @@ fn play_watched(
         opts.quiet,
         &INTERRUPT,
         || {
-            let from = resumed.map(|r| (&r.reports[..], r.done.clone()));
-            let mut between = |reports: &dyn Fn() -> Vec<VariantReport>, done: &ChunkSet| {
-                if checkpoints.due() {
-                    checkpoints.set(reports(), done.clone());
-                    if let Err(e) = checkpoints.write(start) {
-                        // A run asked to save its progress stops when it cannot.
-                        checkpoints.failed = Some(e);
-                        monitor.stop.store(true, Ordering::Relaxed);
-                    }
+            let from = resumed.map(|r| (&r.reports[..], r.done.clone(), r.begun.clone()));
+            let alarm = checkpoints.alarm();
+            let finished = AtomicBool::new(false);
+            std::thread::scope(|scope| {
+                let ringer = alarm.map(|alarm| {
+                    let finished = &finished;
+                    scope.spawn(move || alarm.ring_until(&monitor.pause, finished))
+                });
+                let mut between =
+                    |reports: &dyn Fn() -> Vec<VariantReport>, done: &ChunkSet, begun: &[Begun]| {
+                        if checkpoints.due() {
+                            checkpoints.set(reports(), done.clone(), begun.to_vec());
+                            if let Err(e) = checkpoints.write(start) {
+                                // A run asked to save its progress stops when it cannot.
+                                checkpoints.failed = Some(e);
+                                monitor.stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                    };
+                let played = compiled.play(set, spec, monitor, from, &mut between);
+                finished.store(true, Ordering::Release);
+                if let Some(ringer) = ringer {
+                    ringer.thread().unpark();
                 }
-            };
-            let p = compiled.play(set, spec, monitor, from, &mut between)?;
-            checkpoints.set(p.reports.clone(), p.done);
-            Ok::<_, Error>((p.reports, p.complete, p.trials))
+                let p = played?;
+                checkpoints.set(p.reports.clone(), p.done, p.begun);
+                Ok::<_, Error>((p.reports, p.complete, p.trials))
+            })
         },
     )
+}
+
+/// The least time between two checkpoints taken inside chunks: each pauses every chunk being
+/// played and writes the whole checkpoint, which `--checkpoint 0` would otherwise ask for
+/// after every trial.
+const LEAST_PAUSE_EVERY: Duration = Duration::from_millis(200);
+
+/// Asks the chunks being played to pause ([`Monitor::pause`]) whenever a checkpoint is due,
+/// so that a checkpoint does not wait for the end of a chunk, which can take hours when trials
+/// are slow. Paused chunks are saved lane by lane and go on where they stood, so the tables do
+/// not change.
+struct Alarm {
+    every: Duration,
+    clock: Instant,
+    written: Arc<AtomicU64>,
+}
+
+impl Alarm {
+    /// Raises `pause` whenever `every` (at least [`LEAST_PAUSE_EVERY`]) has passed since the
+    /// last checkpoint was written, until `finished`.
+    fn ring_until(&self, pause: &AtomicBool, finished: &AtomicBool) {
+        let every = self.every.max(LEAST_PAUSE_EVERY);
+        while !finished.load(Ordering::Acquire) {
+            let since = since_written(self.clock, &self.written);
+            if since >= every {
+                pause.store(true, Ordering::Relaxed);
+            }
+            let wait = every.saturating_sub(since);
+            std::thread::park_timeout(wait.clamp(Duration::from_millis(5), LEAST_PAUSE_EVERY));
+        }
+    }
+}
+
+/// The time since the last checkpoint was written: `written` holds when, in nanoseconds from
+/// `clock` (0: the run's start).
+fn since_written(clock: Instant, written: &AtomicU64) -> Duration {
+    clock
+        .elapsed()
+        .saturating_sub(Duration::from_nanos(written.load(Ordering::Relaxed)))
 }
 
 /// Where and how a shard writes its part.
@@ -515,12 +572,19 @@ struct Checkpoints {
     path: PathBuf,
     /// `--checkpoint`; without it only an interrupted run saves.
     every: Option<Duration>,
-    last: Instant,
+    /// When the last checkpoint was written, in nanoseconds from `clock`: read by the
+    /// [`Alarm`] too.
+    clock: Instant,
+    written: Arc<AtomicU64>,
     /// Identity of the run; its report is filled in when written.
     body: partial::PartBody,
     reports: Vec<VariantReport>,
     /// The chunks played: the same at every sweep point, since each trial plays them all.
     done: ChunkSet,
+    /// The chunks begun, where each lane stands.
+    begun: Vec<Begun>,
+    /// `--precision`, which decides where the run stops.
+    precision: Option<f64>,
     /// Seconds the earlier parts of a resumed run took (0 for a fresh run): the checkpoint's
     /// wall time is that of every part so far, so run.json's rate counts every trial against
     /// the time every trial took.
@@ -531,12 +595,23 @@ struct Checkpoints {
 
 impl Checkpoints {
     fn due(&self) -> bool {
-        self.every.is_some_and(|every| self.last.elapsed() >= every)
+        self.every
+            .is_some_and(|every| since_written(self.clock, &self.written) >= every)
     }
 
-    fn set(&mut self, reports: Vec<VariantReport>, done: ChunkSet) {
+    /// The alarm that pauses chunks for checkpoints, when the run saves its progress.
+    fn alarm(&self) -> Option<Alarm> {
+        Some(Alarm {
+            every: self.every?,
+            clock: self.clock,
+            written: Arc::clone(&self.written),
+        })
+    }
+
+    fn set(&mut self, reports: Vec<VariantReport>, done: ChunkSet, begun: Vec<Begun>) {
         self.reports = reports;
         self.done = done;
+        self.begun = begun;
     }
 
     fn bytes(&self, start: Instant) -> Vec<u8> {
@@ -550,8 +625,12 @@ impl Checkpoints {
             .iter()
             .map(|r| [r.start, r.end])
             .collect();
-        let chunks = self.reports.iter().map(|_| ranges.clone()).collect();
-        partial::checkpoint_to_bytes(body, chunks, self.threads, self.wall(start))
+        let saved = partial::Saved {
+            chunks_done: self.reports.iter().map(|_| ranges.clone()).collect(),
+            chunks_begun: self.begun.iter().map(begun_to_part).collect(),
+            precision: self.precision,
+        };
+        partial::checkpoint_to_bytes(body, saved, self.threads, self.wall(start))
     }
 
     /// Seconds the run has taken so far, its earlier parts included, this part being the one
@@ -565,7 +644,8 @@ impl Checkpoints {
             std::fs::create_dir_all(dir)?;
         }
         output::write_atomic(&self.path, &self.bytes(start))?;
-        self.last = Instant::now();
+        let now = self.clock.elapsed().as_nanos().min(u64::MAX.into()) as u64;
+        self.written.store(now, Ordering::Relaxed);
         Ok(())
     }
 }
@@ -579,6 +659,7 @@ fn report_trials(report: &VariantReport) -> u64 {
 struct Resumed {
     reports: Vec<VariantReport>,
     done: ChunkSet,
+    begun: Vec<Begun>,
     /// Seconds the run took up to the checkpoint: the checkpoint's `wall_seconds`.
     wall: f64,
 }
@@ -593,27 +674,37 @@ fn read_checkpoint(path: &Path, set: &ScenarioSet, spec: &RunSpec) -> Result<Res
         )));
     }
     let part = partial::read(path)?;
-    let chunks = partial::read_chunks_done(path, &part)?;
+    let saved = partial::read_saved(path, &part)?;
     let ours = part_body(set, spec, Vec::new(), false, 0);
     let theirs = &part.body;
     let refuse = |what: &str, then: String, now: String| {
         Error::Usage(format!(
-            "--resume: {} was saved by a run with {what} {then}, this run has {now}; resume with the scenario file, --seed, --trials, --set and --shard of the interrupted run",
+            "--resume: {} was saved by a run with {what} {then}, this run has {now}; resume with the scenario file, --seed, --trials, --set, --shard and --precision of the interrupted run",
             path.display()
         ))
     };
-    let checks: [(&str, String, String); 7] = [
+    let precision = |p: Option<f64>| p.map_or_else(|| "none".to_string(), |p| p.to_string());
+    let checks: [(&str, String, String); 8] = [
         ("rollcall version", theirs.version.clone(), ours.version),
         ("scenario", theirs.scenario.clone(), ours.scenario),
-        ("seed", theirs.seed.to_string(), ours.seed.to_string()),
-        ("trials", theirs.trials.to_string(), ours.trials.to_string()),
+        ("seed (--seed)", theirs.seed.to_string(), ours.seed.to_string()),
+        (
+            "trials (--trials)",
+            theirs.trials.to_string(),
+            ours.trials.to_string(),
+        ),
+        (
+            "--precision",
+            precision(saved.precision),
+            precision(spec.precision),
+        ),
         (
             "chunk size",
             theirs.chunk_size.to_string(),
             ours.chunk_size.to_string(),
         ),
         (
-            "shard",
+            "shard (--shard)",
             format!("{}/{}", theirs.shard_index, theirs.shard_count),
             format!("{}/{}", ours.shard_index, ours.shard_count),
         ),
@@ -642,7 +733,8 @@ fn read_checkpoint(path: &Path, set: &ScenarioSet, spec: &RunSpec) -> Result<Res
             format!("{} other ones", set.variants.len()),
         ));
     }
-    let done = chunks
+    let done = saved
+        .chunks_done
         .into_iter()
         .map(|ranges| engine::ChunkSet::from_ranges(ranges.iter().map(|r| r[0]..r[1]).collect()))
         .collect::<Result<Vec<_>, _>>()
@@ -659,7 +751,52 @@ fn read_checkpoint(path: &Path, set: &ScenarioSet, spec: &RunSpec) -> Result<Res
     Ok(Resumed {
         reports: variants.clone(),
         done,
+        begun: saved
+            .chunks_begun
+            .iter()
+            .map(begun_of_part)
+            .collect::<Result<_, _>>()
+            .map_err(|problem| corrupt_checkpoint(path, problem))?,
         wall: part.wall_seconds,
+    })
+}
+
+/// A chunk begun as a checkpoint saves it.
+fn begun_to_part(b: &Begun) -> partial::BegunChunk {
+    partial::BegunChunk {
+        chunk: b.chunk,
+        lanes: b
+            .lanes
+            .iter()
+            .map(|l| partial::LaneAt {
+                trials: l.trials,
+                state: l.state,
+            })
+            .collect(),
+    }
+}
+
+/// A chunk begun as a checkpoint saved it; lanes missing or beyond the chunk's are left for
+/// [`progress_of`] to refuse.
+fn begun_of_part(b: &partial::BegunChunk) -> Result<Begun, String> {
+    let lanes: Vec<engine::LaneAt> = b
+        .lanes
+        .iter()
+        .map(|l| engine::LaneAt {
+            trials: l.trials,
+            state: l.state,
+        })
+        .collect();
+    let count = lanes.len();
+    Ok(Begun {
+        chunk: b.chunk,
+        lanes: lanes.try_into().map_err(|_| {
+            format!(
+                "chunk {} begun lists {count} lanes, not {}",
+                b.chunk,
+                engine::stream::LANES
+            )
+        })?,
     })
 }
 
@@ -679,6 +816,7 @@ pub(super) fn progress_of<T: Trial>(
     spec: &RunSpec,
     reports: &[VariantReport],
     done: ChunkSet,
+    begun: Vec<Begun>,
 ) -> Result<engine::Progress, Error> {
     let bad = |problem: String| {
         Error::Usage(format!(
@@ -697,12 +835,24 @@ pub(super) fn progress_of<T: Trial>(
             )));
         }
     }
+    for (i, b) in begun.iter().enumerate() {
+        b.check(spec.trials, &chunks).map_err(&bad)?;
+        if done.first_missing(b.chunk..b.chunk + 1).is_none()
+            || begun[..i].iter().any(|a| a.chunk >= b.chunk)
+        {
+            return Err(bad(format!(
+                "chunk {} is listed as begun twice, out of order, or as done too",
+                b.chunk
+            )));
+        }
+    }
     let trials: u64 = done
         .ranges()
         .iter()
         .flat_map(|r| r.clone())
         .map(|c| engine::chunk_len(spec.trials, c))
-        .sum();
+        .sum::<u64>()
+        + begun.iter().map(Begun::trials).sum::<u64>();
     for h in gathered.metrics.iter().chain(&gathered.differences) {
         if h.total() != trials {
             return Err(bad(format!(
@@ -719,6 +869,7 @@ pub(super) fn progress_of<T: Trial>(
             ..gathered
         },
         done,
+        begun,
     })
 }
 

@@ -146,6 +146,8 @@ pub struct Outcome {
     pub gathered: Gathered,
     /// The chunks `gathered` holds.
     pub done: ChunkSet,
+    /// The chunks `gathered` holds the first trials of.
+    pub begun: Vec<Begun>,
     /// False when `stop` interrupted the run.
     pub complete: bool,
 }
@@ -159,6 +161,56 @@ pub struct Monitor {
     /// what the outcome graphs hold ([`tree`]). Depends on how chunks met workers, so it is
     /// reported, never part of the results.
     pub played_in_full: AtomicU64,
+    /// Raised by whoever wants a checkpoint now: the chunks being played pause between two
+    /// trials and are kept as [`Begun`], `between` is called, the flag is lowered and play
+    /// goes on where it paused.
+    pub pause: AtomicBool,
+}
+
+/// A chunk begun and not finished: where each of its lanes stands. Each lane's trials draw
+/// from the lane's stream in order and nothing else, so a chunk's trials are those of its
+/// lanes whatever the order the lanes were played in: a chunk played part by part, from
+/// where each lane stood, gives what it gives played at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Begun {
+    pub chunk: u64,
+    pub lanes: [LaneAt; stream::LANES],
+}
+
+/// Where a lane of a chunk stands: its trials played, and its stream's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LaneAt {
+    pub trials: u64,
+    pub state: [u64; 4],
+}
+
+impl Begun {
+    /// The trials played of the chunk.
+    pub fn trials(&self) -> u64 {
+        self.lanes.iter().map(|l| l.trials).sum()
+    }
+
+    /// Checks that `self` is a chunk of a run of `trials` trials in `chunks`, with no lane
+    /// past its trials; says what is wrong.
+    pub fn check(&self, trials: u64, chunks: &Range<u64>) -> Result<(), String> {
+        if !chunks.contains(&self.chunk) {
+            return Err(format!(
+                "chunk {} begun, outside this run's {}..{}",
+                self.chunk, chunks.start, chunks.end
+            ));
+        }
+        let n = chunk_len(trials, self.chunk);
+        for (j, lane) in self.lanes.iter().enumerate() {
+            let most = n / stream::LANES as u64 + u64::from((j as u64) < n % stream::LANES as u64);
+            if lane.trials > most {
+                return Err(format!(
+                    "lane {j} of chunk {} played {} trials of its {most}",
+                    self.chunk, lane.trials
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -257,6 +309,9 @@ impl ChunkSet {
 pub struct Progress {
     pub gathered: Gathered,
     pub done: ChunkSet,
+    /// Chunks begun and not finished, by chunk, none in `done`: `gathered` holds their
+    /// trials played.
+    pub begun: Vec<Begun>,
 }
 
 impl Progress {
@@ -265,6 +320,23 @@ impl Progress {
         Progress {
             gathered: Gathered::empty(trial.metrics().len(), trial.pairs().len()),
             done: ChunkSet::default(),
+            begun: Vec::new(),
+        }
+    }
+
+    /// Adds what a batch of chunks gathered: `played` whole (perhaps begun before), `paused`
+    /// begun.
+    fn add(&mut self, gathered: &Gathered, played: Vec<u64>, paused: Vec<Begun>) {
+        self.gathered.merge(gathered);
+        for chunk in played {
+            self.done.insert(chunk);
+            self.begun.retain(|b| b.chunk != chunk);
+        }
+        for b in paused {
+            match self.begun.binary_search_by_key(&b.chunk, |x| x.chunk) {
+                Ok(i) => self.begun[i] = b,
+                Err(i) => self.begun.insert(i, b),
+            }
         }
     }
 }
@@ -313,17 +385,16 @@ pub fn resume<T: Trial>(
         while let Some(missing) = progress.done.first_missing(chunks.start..end) {
             let batch = missing.start..missing.end.min(missing.start + batch_len);
             let started = Instant::now();
-            let (gathered, played) =
-                pool.install(|| play_chunks(trial, spec, batch.clone(), monitor, &workers));
-            progress.gathered.merge(&gathered);
-            for chunk in played {
-                progress.done.insert(chunk);
-            }
+            let (gathered, played, paused) = pool.install(|| {
+                play_chunks(trial, spec, batch.clone(), &progress.begun, monitor, &workers)
+            });
+            progress.add(&gathered, played, paused);
             if monitor.stop.load(Ordering::Relaxed) {
                 complete =
                     progress.done.first_missing(chunks.start..end).is_none() && end == chunks.end;
                 break;
             }
+            monitor.pause.store(false, Ordering::Relaxed);
             between(&progress);
             batch_len = next_batch_len(batch_len, started.elapsed(), spec.threads);
         }
@@ -343,6 +414,7 @@ pub fn resume<T: Trial>(
     Ok(Outcome {
         gathered: progress.gathered,
         done: progress.done,
+        begun: progress.begun,
         complete,
     })
 }
@@ -401,17 +473,23 @@ impl<'t, T: Trial> Workers<'t, T> {
     }
 }
 
-/// Plays `chunks` in parallel until `monitor.stop`; returns what the whole chunks gathered and
-/// which chunks they were.
+/// Plays `chunks` in parallel until `monitor.stop` (or until `monitor.pause`), each begun
+/// one from where `begun` says; returns what they gathered (whole chunks and chunks paused),
+/// which chunks ended whole and where the paused ones stand.
 fn play_chunks<'t, T: Trial>(
     trial: &'t T,
     spec: &RunSpec,
     chunks: Range<u64>,
+    begun: &[Begun],
     monitor: &Monitor,
     workers: &Workers<'t, T>,
-) -> (Gathered, Vec<u64>) {
+) -> (Gathered, Vec<u64>, Vec<Begun>) {
     let metrics = trial.metrics().len();
     let pairs = trial.pairs().len();
+    let signals = worker::Signals {
+        stop: &monitor.stop,
+        pause: &monitor.pause,
+    };
     chunks
         .into_par_iter()
         .fold(
@@ -420,36 +498,56 @@ fn play_chunks<'t, T: Trial>(
                     workers.take(trial),
                     Gathered::empty(metrics, pairs),
                     Vec::new(),
+                    Vec::new(),
                 )
             },
-            |(mut worker, mut acc, mut played), chunk| {
-                if !monitor.stop.load(Ordering::Relaxed) {
-                    // A chunk is gathered apart, so that one cut short can be dropped whole.
-                    let mut one = Gathered::empty(metrics, pairs);
-                    if worker.play_chunk(trial, spec, chunk, &mut one, &monitor.stop) {
+            |(mut worker, mut acc, mut played, mut paused), chunk| {
+                if monitor.stop.load(Ordering::Relaxed) || monitor.pause.load(Ordering::Relaxed)
+                {
+                    return (worker, acc, played, paused);
+                }
+                let from = begun
+                    .binary_search_by_key(&chunk, |b| b.chunk)
+                    .ok()
+                    .map(|i| &begun[i].lanes);
+                // A chunk is gathered apart, so that one cut short can be dropped whole.
+                let mut one = Gathered::empty(metrics, pairs);
+                let before = from.map_or(0, |lanes| lanes.iter().map(|l| l.trials).sum());
+                match worker.play_chunk(trial, spec, chunk, from, &mut one, signals) {
+                    worker::ChunkEnd::Stopped => worker = Worker::new(trial),
+                    end => {
                         acc.merge(&one);
-                        played.push(chunk);
-                        let done = chunk_len(spec.trials, chunk);
-                        monitor.trials_done.fetch_add(done, Ordering::Relaxed);
+                        let trials = match end {
+                            worker::ChunkEnd::Paused(lanes) => {
+                                let b = Begun { chunk, lanes };
+                                let trials = b.trials() - before;
+                                paused.push(b);
+                                trials
+                            }
+                            _ => {
+                                played.push(chunk);
+                                chunk_len(spec.trials, chunk) - before
+                            }
+                        };
+                        monitor.trials_done.fetch_add(trials, Ordering::Relaxed);
                         let full = worker.take_played();
                         monitor.played_in_full.fetch_add(full, Ordering::Relaxed);
-                    } else {
-                        worker = Worker::new(trial);
                     }
                 }
-                (worker, acc, played)
+                (worker, acc, played, paused)
             },
         )
-        .map(|(worker, acc, played)| {
+        .map(|(worker, acc, played, paused)| {
             workers.keep(worker);
-            (acc, played)
+            (acc, played, paused)
         })
         .reduce(
-            || (Gathered::empty(metrics, pairs), Vec::new()),
-            |(mut a, mut played_a), (b, played_b)| {
+            || (Gathered::empty(metrics, pairs), Vec::new(), Vec::new()),
+            |(mut a, mut played_a, mut paused_a), (b, played_b, paused_b)| {
                 a.merge(&b);
                 played_a.extend(played_b);
-                (a, played_a)
+                paused_a.extend(paused_b);
+                (a, played_a, paused_a)
             },
         )
 }
@@ -633,6 +731,7 @@ mod tests {
         let progress = Progress {
             gathered: cut.gathered,
             done: cut.done,
+            begun: cut.begun,
         };
         let mut seen = Vec::new();
         let resumed = resume(
@@ -648,6 +747,102 @@ mod tests {
         assert_eq!(resumed.done.first_missing(0..21), None);
         assert_eq!((resumed.done.len(), resumed.done.ranges().len()), (21, 1));
         assert!(seen.windows(2).all(|w| w[0] < w[1]) && seen.last() == Some(&21));
+    }
+
+    /// A trial of `arms` arms (each a die roll, arm a adding a), played in full or through
+    /// the trees, that raises `pause` at each of its `pauses` (counted in trials played, every
+    /// arm's): a checkpoint wanted inside a chunk.
+    struct Pauser<'a> {
+        pause: &'a AtomicBool,
+        pauses: Vec<u64>,
+        played: AtomicU64,
+        arms: usize,
+        memoise: bool,
+    }
+
+    impl Trial for Pauser<'_> {
+        type Scratch = ();
+        fn metrics(&self) -> &[MetricName] {
+            &Dice.metrics()[..self.arms]
+        }
+        fn arms(&self) -> usize {
+            self.arms
+        }
+        fn pairs(&self) -> &[(usize, usize)] {
+            if self.arms == 2 {
+                &[(0, 1)]
+            } else {
+                &[]
+            }
+        }
+        fn scratch(&self) {}
+        fn play<'t, D: Draws<'t>>(&'t self, arm: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
+            let n = self.played.fetch_add(1, Ordering::Relaxed) + 1;
+            if self.pauses.contains(&n) {
+                self.pause.store(true, Ordering::Relaxed);
+            }
+            // Two draws, the second only on a six: paths of different lengths.
+            let first = draws.uniform(6) as i64 + 1;
+            let extra = if first == 6 { draws.uniform(6) as i64 } else { 0 };
+            out[arm] = first + extra + arm as i64;
+        }
+        fn memoise(&self) -> bool {
+            self.memoise
+        }
+    }
+
+    #[test]
+    fn a_chunk_paused_and_resumed_lane_by_lane_gathers_what_it_gathers_whole() {
+        let trials = 2 * CHUNK_SIZE + 999;
+        for (arms, memoise) in [(1, false), (1, true), (2, false), (2, true)] {
+            let pauser = |pause, pauses| pauser(pause, pauses, arms, memoise);
+            let quiet = Monitor::default();
+            let whole = run(&pauser(&quiet.pause, Vec::new()), &spec(trials, 1), &quiet).unwrap();
+            assert!(whole.complete && whole.begun.is_empty());
+            // Pauses early in the first chunk (among lanes), in the middle and near its end.
+            let monitor = Monitor::default();
+            let trial = pauser(&monitor.pause, vec![1, 7, 20_001, 40_003, 65_000]);
+            let mut saved = Vec::new();
+            let all = resume(&trial, &spec(trials, 1), &monitor, Progress::start(&trial), &mut |p| {
+                if !p.begun.is_empty() {
+                    saved.push(p.clone());
+                }
+            })
+            .unwrap();
+            assert_eq!(all.gathered, whole.gathered, "{arms} arm(s), memo {memoise}");
+            // Remembered trials play in full only on paths not seen before (11 here): the
+            // pauses after them land in the first segments.
+            let least = if memoise { 1 } else { 3 };
+            assert!(
+                saved.len() >= least,
+                "{arms} arm(s), memo {memoise}: {} pauses",
+                saved.len()
+            );
+            for p in saved {
+                let begun = p.begun[0].trials();
+                assert!(begun > 0 && begun < CHUNK_SIZE);
+                assert_eq!(
+                    p.gathered.metrics[0].total(),
+                    p.done.len() * CHUNK_SIZE + begun
+                );
+                // Resumed from each pause, on two threads: the same histograms.
+                let fresh = pauser(&quiet.pause, Vec::new());
+                let resumed = resume(&fresh, &spec(trials, 2), &Monitor::default(), p, &mut |_| {})
+                    .unwrap();
+                assert!(resumed.complete && resumed.begun.is_empty());
+                assert_eq!(resumed.gathered, whole.gathered, "{arms} arm(s), memo {memoise}");
+            }
+        }
+    }
+
+    fn pauser(pause: &AtomicBool, pauses: Vec<u64>, arms: usize, memoise: bool) -> Pauser<'_> {
+        Pauser {
+            pause,
+            pauses,
+            played: AtomicU64::new(0),
+            arms,
+            memoise,
+        }
     }
 
     #[test]

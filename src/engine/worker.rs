@@ -5,7 +5,7 @@ use super::arms::Arms;
 
 use super::stream::{LaneState, Lanes, LANES};
 use super::tree::{Mode, Player, Tree, Walked};
-use super::{chunk_len, Draw, Gathered, RunSpec, Trial};
+use super::{chunk_len, Draw, Gathered, LaneAt, RunSpec, Trial};
 use crate::dice::{SuccessCount, AMBIGUOUS};
 use crate::stats::Histogram;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -53,59 +53,80 @@ impl<'t, T: Trial> Worker<'t, T> {
         }
     }
 
-    /// Plays chunk `chunk` into `acc`. Returns false when `stop` was raised before the chunk
-    /// ended: `acc` then holds part of a chunk and this worker is spent, both to be dropped.
+    /// Plays chunk `chunk` into `acc`, from where `from` says each lane stands (a chunk begun
+    /// earlier) or from its start. Ends [`ChunkEnd::Stopped`] when `stop` was raised before
+    /// the chunk ended: `acc` then holds part of a chunk and this worker is spent, both to be
+    /// dropped. Ends [`ChunkEnd::Paused`] when `pause` was raised, once it has played a
+    /// trial: `acc` then holds the trials played, between two trials of each lane, and the
+    /// chunk can go on from where it says.
     pub(crate) fn play_chunk(
         &mut self,
         trial: &'t T,
         spec: &RunSpec,
         chunk: u64,
+        from: Option<&[LaneAt; LANES]>,
         acc: &mut Gathered,
-        stop: &AtomicBool,
-    ) -> bool {
+        signals: Signals<'_>,
+    ) -> ChunkEnd {
         let mut lanes = Lanes::new(spec.seed, chunk);
+        let mut done = [0; LANES];
+        for (lane, at) in from.into_iter().flatten().enumerate() {
+            lanes.restore(lane, LaneState(at.state));
+            done[lane] = at.trials;
+        }
+        let before: u64 = done.iter().sum();
         let n = chunk_len(spec.trials, chunk);
-        let whole = if trial.arms() == 1 {
-            self.play_one_arm(trial, &mut lanes, n, acc, stop)
+        let halt = if trial.arms() == 1 {
+            self.play_one_arm(trial, &mut lanes, n, &mut done, acc, signals)
         } else {
-            self.play_arms(trial, &mut lanes, n, acc, stop)
+            self.play_arms(trial, &mut lanes, n, &mut done, acc, signals)
         };
-        if !whole {
-            return false;
+        if halt == Some(Halt::Stopped) {
+            return ChunkEnd::Stopped;
         }
         self.gathering.flush(trial.pairs(), acc);
         self.arms.drain_into(&self.trees, acc);
-        acc.trials += n;
+        if halt == Some(Halt::Paused) {
+            acc.trials += done.iter().sum::<u64>() - before;
+            return ChunkEnd::Paused(std::array::from_fn(|lane| LaneAt {
+                trials: done[lane],
+                state: lanes.state(lane).0,
+            }));
+        }
+        acc.trials += n - before;
         acc.chunks += 1;
-        true
+        ChunkEnd::Whole
     }
 
     /// Several arms: trial t draws one word from lane t mod 16 and every arm replays the
     /// stream seeded from it ([`stream::trial_stream`]): common random numbers. A trial whose
     /// arms all end at leaves is counted by its leaves, per arm and per pair of arms compared,
     /// and expanded at the end of the chunk; one with an arm played in full goes to the
-    /// gathering as a row.
-    ///
-    /// False when stopped (see `play_chunk`).
+    /// gathering as a row. Lane after lane, from the trials `done` on each.
     fn play_arms(
         &mut self,
         trial: &'t T,
         lanes: &mut Lanes,
         n: u64,
+        done: &mut [u64; LANES],
         acc: &mut Gathered,
-        stop: &AtomicBool,
-    ) -> bool {
+        signals: Signals<'_>,
+    ) -> Option<Halt> {
         let m = self.player.out.len();
+        let mut moved = false;
         for lane in 0..LANES {
             let mut rng = lanes.state(lane);
-            let mut left = trials_on_lane(0, n, lane);
-            while left > 0 {
-                if stop.load(Ordering::Relaxed) {
-                    return false;
+            let total = trials_on_lane(0, n, lane);
+            while done[lane] < total {
+                if let Some(halt) = signals.halt(moved) {
+                    lanes.restore(lane, rng);
+                    return Some(halt);
                 }
                 // A block of the lane's trials, arm after arm: an arm's tree and counts stay
                 // in cache while it walks the block, however many arms there are.
-                let len = self.arms.draw_block(&mut rng, left, &self.trees);
+                let len = self
+                    .arms
+                    .draw_block(&mut rng, total - done[lane], &self.trees);
                 for (arm, tree) in self.trees.iter_mut().enumerate() {
                     self.arms.walk_arm(arm, tree, &mut self.player, len);
                 }
@@ -115,27 +136,76 @@ impl<'t, T: Trial> Worker<'t, T> {
                     }
                 }
                 self.arms.count_block(len, lane);
-                left -= len as u64;
+                done[lane] += len as u64;
+                moved = true;
             }
             lanes.restore(lane, rng);
         }
-        true
+        None
     }
 
-    /// One arm: trials that end at a leaf are counted per leaf and expanded at the end.
-    /// False when stopped (see `play_chunk`).
+    /// One arm: trials that end at a leaf are counted per leaf and expanded at the end (or
+    /// where the chunk pauses).
     fn play_one_arm(
         &mut self,
         trial: &'t T,
         lanes: &mut Lanes,
         n: u64,
+        done: &mut [u64; LANES],
         acc: &mut Gathered,
-        stop: &AtomicBool,
-    ) -> bool {
-        let mut t = 0;
+        signals: Signals<'_>,
+    ) -> Option<Halt> {
+        let halt = self.play_one_arm_trials(trial, lanes, n, done, acc, signals);
+        if halt == Some(Halt::Stopped) {
+            return halt;
+        }
+        let tree = &self.trees[0];
+        let Player { out, ended, .. } = &mut self.player;
+        for (leaf, count) in ended.leaves.drain() {
+            for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
+                out[slot] = v;
+            }
+            for (h, &v) in acc.metrics.iter_mut().zip(out.iter()) {
+                h.add_count(v, count);
+            }
+            for (h, &(a, b)) in acc.differences.iter_mut().zip(trial.pairs()) {
+                h.add_count(out[a] - out[b], count);
+            }
+        }
+        halt
+    }
+
+    /// The trials of [`play_one_arm`](Self::play_one_arm), from those `done` on each lane;
+    /// `done` says where the lanes stand when it pauses.
+    fn play_one_arm_trials(
+        &mut self,
+        trial: &'t T,
+        lanes: &mut Lanes,
+        n: u64,
+        done: &mut [u64; LANES],
+        acc: &mut Gathered,
+        signals: Signals<'_>,
+    ) -> Option<Halt> {
+        // A chunk paused among trials played in full, lane after lane, has lanes that stand
+        // apart: each is first brought to the trial where the furthest stands.
+        let mut t = common_start(done);
+        let mut moved = false;
+        for lane in 0..LANES {
+            let mut rng = lanes.state(lane);
+            while done[lane] < trials_on_lane(0, t, lane) {
+                if let Some(halt) = signals.halt(moved) {
+                    lanes.restore(lane, rng);
+                    return Some(halt);
+                }
+                self.walk_one(trial, &mut rng, lane, acc);
+                (done[lane], moved) = (done[lane] + 1, true);
+            }
+            lanes.restore(lane, rng);
+        }
         while t < n {
-            if stop.load(Ordering::Relaxed) {
-                return false;
+            if let Some(halt) = signals.halt(moved) {
+                *done = std::array::from_fn(|j| trials_on_lane(0, t, j));
+                return Some(halt);
             }
             // Trials side by side go a segment at a time, so that a tree that has just seen
             // its last new path switches to counting results within the chunk.
@@ -149,7 +219,7 @@ impl<'t, T: Trial> Worker<'t, T> {
                     let mut rng = lanes.state(lane);
                     self.walk_one(trial, &mut rng, lane, acc);
                     lanes.restore(lane, rng);
-                    t += 1;
+                    (t, moved) = (t + 1, true);
                     continue;
                 }
                 Mode::Constant(leaf) => {
@@ -174,16 +244,27 @@ impl<'t, T: Trial> Worker<'t, T> {
                         self.gathering.add(row, trial.pairs(), acc);
                     }
                     self.player.ended.played = played;
+                    moved = true;
                 }
                 Mode::Played => {
                     // Lane by lane, each lane's trials in order: its state stays in registers.
                     for lane in 0..LANES {
                         let mut rng = lanes.state(lane);
-                        for _ in lane_trials(t, end, lane) {
-                            if stop.load(Ordering::Relaxed) {
-                                return false;
+                        for next in lane_trials(t, end, lane) {
+                            if let Some(halt) = signals.halt(moved) {
+                                lanes.restore(lane, rng);
+                                *done = std::array::from_fn(|j| {
+                                    let at = match j.cmp(&lane) {
+                                        std::cmp::Ordering::Less => end,
+                                        std::cmp::Ordering::Equal => next,
+                                        std::cmp::Ordering::Greater => t,
+                                    };
+                                    trials_on_lane(0, at, j)
+                                });
+                                return Some(halt);
                             }
                             self.walk_one(trial, &mut rng, lane, acc);
+                            moved = true;
                         }
                         lanes.restore(lane, rng);
                     }
@@ -191,20 +272,7 @@ impl<'t, T: Trial> Worker<'t, T> {
             }
             t = end;
         }
-        let tree = &self.trees[0];
-        let Player { out, ended, .. } = &mut self.player;
-        for (leaf, count) in ended.leaves.drain() {
-            for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
-                out[slot] = v;
-            }
-            for (h, &v) in acc.metrics.iter_mut().zip(out.iter()) {
-                h.add_count(v, count);
-            }
-            for (h, &(a, b)) in acc.differences.iter_mut().zip(trial.pairs()) {
-                h.add_count(out[a] - out[b], count);
-            }
-        }
-        true
+        None
     }
 
     /// Trials whose rules ran since last asked, every arm's ([`Tree::take_played`]).
@@ -219,6 +287,56 @@ impl<'t, T: Trial> Worker<'t, T> {
             Walked::Played => self.gathering.add(&self.player.out, trial.pairs(), acc),
         }
     }
+}
+
+/// How a chunk ended ([`Worker::play_chunk`]).
+#[derive(Debug)]
+pub(crate) enum ChunkEnd {
+    Whole,
+    /// Paused: where each lane stands.
+    Paused([LaneAt; LANES]),
+    Stopped,
+}
+
+/// Why a chunk's play halted before its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Halt {
+    Stopped,
+    Paused,
+}
+
+/// The requests a chunk's play looks at between trials: to stop (drop the chunk) and to
+/// pause (keep what it played, for a checkpoint).
+#[derive(Clone, Copy)]
+pub(crate) struct Signals<'a> {
+    pub stop: &'a AtomicBool,
+    pub pause: &'a AtomicBool,
+}
+
+impl Signals<'_> {
+    /// Whether to halt now; a pause only once the chunk has `moved` (played a trial since it
+    /// started or resumed), so that a chunk paused again and again still gets on.
+    #[inline]
+    fn halt(self, moved: bool) -> Option<Halt> {
+        if self.stop.load(Ordering::Relaxed) {
+            Some(Halt::Stopped)
+        } else if moved && self.pause.load(Ordering::Relaxed) {
+            Some(Halt::Paused)
+        } else {
+            None
+        }
+    }
+}
+
+/// The first trial of a chunk from which every lane has played all its trials before and
+/// none after, when each lane `j` has played its first `done[j]`: where the furthest lane
+/// stands.
+fn common_start(done: &[u64; LANES]) -> u64 {
+    (0..LANES)
+        .filter(|&j| done[j] > 0)
+        .map(|j| LANES as u64 * (done[j] - 1) + j as u64 + 1)
+        .max()
+        .unwrap_or(0)
 }
 
 /// The rows of a chunk's trials played in full, being counted: metrics in a table of small

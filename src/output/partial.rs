@@ -436,34 +436,63 @@ fn merge_report(into: &mut Report, other: &Report) -> Result<(), String> {
 }
 
 /// A run's checkpoint (`run --checkpoint`): a part file (the same fields, `complete: false`)
-/// plus, per sweep point started, the chunks its histograms hold, so that a resumed run plays
-/// exactly the others. [`read`] reads and checks its part; [`read_chunks_done`] its chunks.
+/// plus what a resumed run needs to play exactly the trials an uninterrupted one would: per
+/// sweep point started the chunks its histograms hold, the chunks begun but not finished
+/// (where each of their lanes stands), and the `--precision` the run stops by. [`read`]
+/// reads and checks its part; [`read_saved`] the rest.
 ///
-/// The chunks are ranges `[start, end)` of chunk indices, sorted and disjoint; `chunks_checksum`
-/// ties them to the part's checksum.
+/// The chunks are ranges `[start, end)` of chunk indices, sorted and disjoint;
+/// `chunks_checksum` ties them to the part's checksum.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Saved {
+    pub chunks_done: Vec<Vec<[u64; 2]>>,
+    /// Chunks the histograms hold the first trials of, lane by lane: the same at every
+    /// sweep point, since each trial plays them all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chunks_begun: Vec<BegunChunk>,
+    /// `--precision`: where the run stops, which a resumed run must keep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<f64>,
+}
+
+/// A chunk begun: per lane, its trials played and the state its stream stands at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BegunChunk {
+    pub chunk: u64,
+    pub lanes: Vec<LaneAt>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneAt {
+    pub trials: u64,
+    pub state: [u64; 4],
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct CheckpointChunks {
-    chunks_done: Vec<Vec<[u64; 2]>>,
+struct CheckpointExtra {
+    #[serde(flatten)]
+    saved: Saved,
     chunks_checksum: String,
 }
 
-fn chunks_checksum(part_checksum: &str, chunks_done: &[Vec<[u64; 2]>]) -> String {
+/// The checksum over the part's and the rest of the checkpoint. A checkpoint with no chunk
+/// begun and no `--precision` sums what earlier versions summed (the chunks done), so that
+/// theirs still read.
+fn chunks_checksum(part_checksum: &str, saved: &Saved) -> String {
     let mut bytes = part_checksum.as_bytes().to_vec();
-    bytes.extend(serde_json::to_vec(chunks_done).expect("ranges serialise"));
+    bytes.extend(serde_json::to_vec(&saved.chunks_done).expect("ranges serialise"));
+    if !saved.chunks_begun.is_empty() || saved.precision.is_some() {
+        bytes.extend(serde_json::to_vec(saved).expect("a checkpoint serialises"));
+    }
     let h = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
     });
     format!("{h:016x}")
 }
 
-/// The bytes of a checkpoint: the part `body` (which should say `complete: false`) and, for
-/// each of its sweep points, the chunk ranges it holds.
-pub fn checkpoint_to_bytes(
-    body: PartBody,
-    chunks_done: Vec<Vec<[u64; 2]>>,
-    threads: usize,
-    wall_seconds: f64,
-) -> Vec<u8> {
+/// The bytes of a checkpoint: the part `body` (which should say `complete: false`) and
+/// `saved`, with one list of chunk ranges per sweep point of the body's report.
+pub fn checkpoint_to_bytes(body: PartBody, saved: Saved, threads: usize, wall_seconds: f64) -> Vec<u8> {
     let part = PartFile {
         checksum: checksum(&body),
         body,
@@ -471,13 +500,13 @@ pub fn checkpoint_to_bytes(
         wall_seconds,
     };
     let mut value = serde_json::to_value(&part).expect("a part serialises");
-    let extra = CheckpointChunks {
-        chunks_checksum: chunks_checksum(&part.checksum, &chunks_done),
-        chunks_done,
+    let extra = CheckpointExtra {
+        chunks_checksum: chunks_checksum(&part.checksum, &saved),
+        saved,
     };
     if let (Some(map), serde_json::Value::Object(more)) = (
         value.as_object_mut(),
-        serde_json::to_value(extra).expect("ranges serialise"),
+        serde_json::to_value(extra).expect("a checkpoint serialises"),
     ) {
         map.extend(more);
     }
@@ -486,32 +515,46 @@ pub fn checkpoint_to_bytes(
     bytes
 }
 
-/// The chunk ranges of a checkpoint whose part [`read`] has accepted as `part`, one list per
-/// sweep point of its report.
-pub fn read_chunks_done(path: &Path, part: &PartFile) -> Result<Vec<Vec<[u64; 2]>>, MergeError> {
+/// The rest of a checkpoint whose part [`read`] has accepted as `part`: its chunk ranges (one
+/// list per sweep point of its report), its chunks begun, its `--precision`.
+pub fn read_saved(path: &Path, part: &PartFile) -> Result<Saved, MergeError> {
     let corrupt = |problem: String| MergeError::Corrupt {
         file: path.to_path_buf(),
         problem,
     };
-    let bytes = std::fs::read(path).map_err(|e| MergeError::Read {
+    let file = std::fs::File::open(path).map_err(|e| MergeError::Read {
         file: path.to_path_buf(),
         problem: e.to_string(),
     })?;
-    let extra: CheckpointChunks =
-        serde_json::from_slice(&bytes).map_err(|e| corrupt(format!("not a checkpoint: {e}")))?;
-    let expected = chunks_checksum(&part.checksum, &extra.chunks_done);
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_PART_BYTES + 1), &mut bytes)
+        .map_err(|e| MergeError::Read {
+            file: path.to_path_buf(),
+            problem: e.to_string(),
+        })?;
+    let extra: CheckpointExtra = serde_json::from_slice(&bytes).map_err(|e| {
+        corrupt(format!(
+            "not a checkpoint: {}",
+            crate::config::suggest::clip_message(&e.to_string())
+        ))
+    })?;
+    let expected = chunks_checksum(&part.checksum, &extra.saved);
     if extra.chunks_checksum != expected {
         return Err(corrupt(format!(
             "chunks checksum {} does not match its contents ({expected})",
-            extra.chunks_checksum
+            crate::config::suggest::quoted(&extra.chunks_checksum)
         )));
     }
-    if extra.chunks_done.len() != part.body.report.variants.len() {
+    let saved = extra.saved;
+    if saved.chunks_done.len() != part.body.report.variants.len() {
         return Err(corrupt(format!(
             "lists the chunks of {} sweep points but holds {}",
-            extra.chunks_done.len(),
+            saved.chunks_done.len(),
             part.body.report.variants.len()
         )));
     }
-    Ok(extra.chunks_done)
+    if saved.precision.is_some_and(|p| !(p.is_finite() && p > 0.0)) {
+        return Err(corrupt("its precision must be a number above 0".into()));
+    }
+    Ok(saved)
 }

@@ -73,11 +73,17 @@ pub fn render(results: &Results) -> Result<Rendered, ReportError> {
         .build()
         .map_err(|e| ReportError::Template(e.to_string()))?;
     env.set_syntax(syntax);
-    // Names ending in .html are escaped as HTML; Markdown cells escape their own pipes.
+    // Names ending in .html are escaped as HTML. Markdown passes HTML through, so every text
+    // of report.md goes through a filter: `text` (prose), `cell` (a table cell, pipes
+    // escaped too), `code` (a code span).
     env.add_template("report.html", HTML_TEMPLATE)
         .and_then(|()| env.add_template("report.md", MD_TEMPLATE))
         .map_err(|e| ReportError::Template(e.to_string()))?;
-    env.add_filter("cell", |s: String| s.replace('|', "\\|"));
+    env.add_filter("text", |s: String| markdown_text(&s));
+    env.add_filter("cell", |s: String| {
+        markdown_text(&s).replace('|', "\\|").replace('\n', " ")
+    });
+    env.add_filter("code", |s: String| markdown_code(&s));
     let render = |name: &str| {
         env.get_template(name)
             .and_then(|t| t.render(minijinja::value::Serde(&page)))
@@ -87,6 +93,43 @@ pub fn render(results: &Results) -> Result<Rendered, ReportError> {
         html: render("report.html")?,
         markdown: render("report.md")?,
     })
+}
+
+/// `text` for Markdown, with no HTML in it: a `<` before a letter, `/`, `!` or `?` opens a
+/// tag, a comment or an autolink (a name such as `<img onerror=...>` would run in a reader's
+/// browser), so it is written `&lt;`, which Markdown shows as `<`. Other `<` (as in "<0.1%")
+/// open nothing and stay as they are, readable in the plain file.
+fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let opens = chars
+            .peek()
+            .is_some_and(|&n| n.is_ascii_alphabetic() || "/!?".contains(n));
+        match c {
+            '<' if opens => out.push_str("&lt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` as a Markdown code span, shown as written (HTML is not read inside one): fenced by
+/// one more backtick than the longest run of backticks in it, and padded with spaces when it
+/// starts or ends with one.
+fn markdown_code(text: &str) -> String {
+    let longest = text
+        .split(|c| c != '`')
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let text = text.replace('\n', " ");
+    if text.starts_with('`') || text.ends_with('`') || longest > 0 {
+        format!("{fence} {text} {fence}")
+    } else {
+        format!("{fence}{text}{fence}")
+    }
 }
 
 /// Reads `dir` and writes `report.html` and `report.md` into `out` (default: `dir`); returns
@@ -117,4 +160,21 @@ pub fn write_rendered(out: &Path, rendered: &Rendered) -> Result<Vec<PathBuf>, R
         written.push(path);
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_text_opens_no_tag_and_code_spans_hold_any_name() {
+        assert_eq!(
+            markdown_text("<img src=x onerror=alert(1)> </b> <!-- <?x"),
+            "&lt;img src=x onerror=alert(1)> &lt;/b> &lt;!-- &lt;?x"
+        );
+        assert_eq!(markdown_text("0.00 ± <0.01, <0.1%, a<"), "0.00 ± <0.01, <0.1%, a<");
+        assert_eq!(markdown_code("blue.won"), "`blue.won`");
+        assert_eq!(markdown_code("a`b"), "`` a`b ``");
+        assert_eq!(markdown_code("``x"), "``` ``x ```");
+    }
 }
