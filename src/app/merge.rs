@@ -62,6 +62,9 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<PathBuf, Error> {
         complete: true,
         played_in_full: None,
     };
-    let meta = RunMeta::new(made, report.variants.len(), Some(trials), wall);
+    let mut meta = RunMeta::new(made, report.variants.len(), Some(trials), wall);
+    let params: Vec<Vec<String>> = report.variants.iter().map(|v| v.params.clone()).collect();
+    meta.warnings =
+        crate::explain::warnings::name_points(body.warnings, &report.param_names, &params);
     write_tables(&claim, &report, &meta, Vec::new())
 }

@@ -179,7 +179,8 @@ fn run_one(
     let last_checkpoint = (!complete).then(|| checkpoints.bytes(start));
     let (written, status) = match claim {
         None => {
-            let body = part_body(set, &spec, report.variants, complete, played);
+            let mut body = part_body(set, &spec, report.variants, complete, played);
+            body.warnings = crate::explain::warnings::after_run_at(set, &body.report.variants);
             let part = ShardPart {
                 dir,
                 checkpoint_path: &checkpoint_path,
@@ -552,6 +553,7 @@ fn part_body(
         complete,
         trials_played: played,
         report: report_of(set, variants),
+        warnings: Vec::new(),
     }
 }
 
@@ -885,10 +887,12 @@ fn check_against_exact(
     let exact = match exact_report(set, Some(compiled)) {
         Ok(exact) => exact,
         Err(refusal) => {
-            log(Note::Warning(&format!(
-                "{}: not validated, the exact engine does not apply: {refusal}; the tables are \
-                 written without validation.csv",
-                set.name
+            log(Note::Warning(&crate::explain::warnings::line(
+                &set.name,
+                &format!(
+                    "not validated, the exact engine does not apply: {refusal}; the tables are \
+                     written without validation.csv"
+                ),
             )));
             return None;
         }

@@ -45,6 +45,18 @@ pub fn after_run(set: &ScenarioSet, points: &[VariantReport]) -> Vec<String> {
 /// Every sweep point's warnings; one that holds at several points is said once, naming the
 /// points unless it holds at all of them.
 fn gather(set: &ScenarioSet, points: Option<&[VariantReport]>) -> Vec<String> {
+    let params: Vec<Vec<String>> = set.variants.iter().map(|v| v.params.clone()).collect();
+    name_points(gather_at(set, points), &set.param_names, &params)
+}
+
+/// What never acted in a run, with the sweep points (indices) where: what a shard's part
+/// keeps, so that `merge` can say what acted in no shard ([`name_points`] words it).
+pub fn after_run_at(set: &ScenarioSet, points: &[VariantReport]) -> Vec<(String, Vec<usize>)> {
+    gather_at(set, Some(points))
+}
+
+/// Every sweep point's warnings, each with the points where it holds.
+fn gather_at(set: &ScenarioSet, points: Option<&[VariantReport]>) -> Vec<(String, Vec<usize>)> {
     let mut found: Vec<(String, Vec<usize>)> = Vec::new();
     for (p, variant) in set.variants.iter().enumerate() {
         let seen = match points {
@@ -64,18 +76,29 @@ fn gather(set: &ScenarioSet, points: Option<&[VariantReport]>) -> Vec<String> {
             }
         }
     }
-    let all = set.variants.len();
+    found
+}
+
+/// The warnings as run.json and stderr say them: one that holds at some sweep points only
+/// names them (`params[p]` being point p's values of the keys `param_names`).
+pub fn name_points(
+    found: Vec<(String, Vec<usize>)>,
+    param_names: &[String],
+    params: &[Vec<String>],
+) -> Vec<String> {
+    let all = params.len();
     found
         .into_iter()
         .map(|(warning, at)| {
-            if at.len() == all || set.param_names.is_empty() {
+            if at.len() == all || param_names.is_empty() {
                 return warning;
             }
             let named: Vec<String> = at
                 .iter()
                 .take(3)
                 .map(|&p| {
-                    let values = set.param_names.iter().zip(&set.variants[p].params);
+                    let empty = Vec::new();
+                    let values = param_names.iter().zip(params.get(p).unwrap_or(&empty));
                     let pairs: Vec<String> = values.map(|(k, v)| format!("{k}={v}")).collect();
                     pairs.join(", ")
                 })

@@ -41,7 +41,8 @@ pub struct RunMeta {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trials_played_in_full: Option<u64>,
     /// What acted in no trial of a run (steps, orders, weapons), with the reason where the
-    /// scenario tells it; empty for exact and merged tables, which are not checked.
+    /// scenario tells it; for merged tables, what acted in no trial of any part; empty for
+    /// exact tables, which are not checked.
     pub warnings: Vec<String>,
 }
 

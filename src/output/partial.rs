@@ -49,6 +49,10 @@ pub struct PartBody {
     pub complete: bool,
     pub trials_played: u64,
     pub report: Report,
+    /// What acted in no trial of this part, each with the sweep points (indices) where:
+    /// `merge` keeps what acted in no part. Left out when there is none, as in earlier parts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<(String, Vec<usize>)>,
 }
 
 /// The file: the body, its checksum, and timing (outside the checksum).
@@ -178,6 +182,15 @@ pub fn check(part: &PartFile) -> Result<(), String> {
             "{} sweep points, more than the most allowed, {MAX_POINTS}",
             r.variants.len()
         ));
+    }
+    for (warning, at) in &b.warnings {
+        if let Some(p) = at.iter().find(|&&p| p >= r.variants.len()) {
+            return Err(format!(
+                "warning {} names sweep point {p}, but the part has {}",
+                crate::config::suggest::quoted(warning),
+                r.variants.len()
+            ));
+        }
     }
     // The trials this shard plays at each sweep point: those of its chunks.
     let shard = Shard {
@@ -399,7 +412,37 @@ pub fn merge(parts: &[(PathBuf, PartFile)]) -> Result<(Report, PartBody), MergeE
                 .into(),
         ));
     }
-    Ok((report, a.clone()))
+    let mut body = a.clone();
+    body.warnings = common_warnings(parts);
+    Ok((report, body))
+}
+
+/// What acted in no trial of any part: each warning of the first part at the sweep points
+/// where every part has it.
+fn common_warnings(parts: &[(PathBuf, PartFile)]) -> Vec<(String, Vec<usize>)> {
+    let Some((_, first)) = parts.first() else {
+        return Vec::new();
+    };
+    first
+        .body
+        .warnings
+        .iter()
+        .filter_map(|(warning, at)| {
+            let at: Vec<usize> = at
+                .iter()
+                .copied()
+                .filter(|p| {
+                    parts[1..].iter().all(|(_, part)| {
+                        part.body
+                            .warnings
+                            .iter()
+                            .any(|(w, theirs)| w == warning && theirs.contains(p))
+                    })
+                })
+                .collect();
+            (!at.is_empty()).then(|| (warning.clone(), at))
+        })
+        .collect()
 }
 
 fn merge_report(into: &mut Report, other: &Report) -> Result<(), String> {
