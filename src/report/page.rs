@@ -4,7 +4,7 @@
 
 use super::cards::{self, CardSection};
 use super::charts::{self, Estimate, Series, Split};
-use super::input::{DistributionRow, Results, SummaryRow, SweepPoint};
+use super::input::{CompareRow, DistributionRow, Results, SummaryRow, SweepPoint};
 use super::labels;
 use super::table::{id, PivotRow, PivotTable};
 use super::ReportError;
@@ -84,48 +84,86 @@ const MAX_SERIES: usize = 8;
 /// At most this many values of k get a P(at least k) grid per metric.
 const MAX_K: usize = 12;
 
-/// The rows of the results, indexed by point and metric.
+/// The rows of the results, indexed by point and metric. Every look-up is by hash, and
+/// every list of distinct things is gathered through a set: a sweep of many points (tens of
+/// thousands) then costs time in proportion to its rows.
 struct Index<'a> {
     results: &'a Results,
     points: Vec<SweepPoint>,
     metrics: Vec<String>,
-    summary: HashMap<(SweepPoint, String), &'a SummaryRow>,
-    distribution: HashMap<(SweepPoint, String), Vec<&'a DistributionRow>>,
+    /// Where each point and metric is in `points` and `metrics`.
+    point_at: HashMap<SweepPoint, usize>,
+    metric_at: HashMap<String, usize>,
+    summary: HashMap<(usize, usize), &'a SummaryRow>,
+    distribution: HashMap<(usize, usize), Vec<&'a DistributionRow>>,
+    /// Each metric's smallest and largest value anywhere.
+    ranges: Vec<Option<(i64, i64)>>,
     exact: bool,
+}
+
+/// The distinct items, in the order first met.
+fn distinct<T: Clone + Eq + std::hash::Hash>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut seen = std::collections::HashSet::new();
+    items
+        .into_iter()
+        .filter(|item| seen.insert(item.clone()))
+        .collect()
 }
 
 impl<'a> Index<'a> {
     fn new(results: &'a Results) -> Index<'a> {
-        let mut points: Vec<SweepPoint> = Vec::new();
-        let mut metrics: Vec<String> = Vec::new();
+        let points = distinct(results.summary.iter().map(|r| &r.point));
+        let metrics = distinct(results.summary.iter().map(|r| r.metric.as_str()));
+        let point_at: HashMap<SweepPoint, usize> = points
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| (p.clone(), i))
+            .collect();
+        let metric_at: HashMap<String, usize> = metrics
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| (m.to_string(), i))
+            .collect();
+        let key = |point: &SweepPoint, metric: &str| {
+            Some((*point_at.get(point)?, *metric_at.get(metric)?))
+        };
         let mut summary = HashMap::new();
         for row in &results.summary {
-            if !points.contains(&row.point) {
-                points.push(row.point.clone());
+            if let Some(k) = key(&row.point, &row.metric) {
+                summary.insert(k, row);
             }
-            if !metrics.contains(&row.metric) {
-                metrics.push(row.metric.clone());
-            }
-            summary.insert((row.point.clone(), row.metric.clone()), row);
         }
         let mut distribution: HashMap<_, Vec<&DistributionRow>> = HashMap::new();
         for row in &results.distribution {
-            distribution
-                .entry((row.point.clone(), row.metric.clone()))
-                .or_default()
-                .push(row);
+            if let Some(k) = key(&row.point, &row.metric) {
+                distribution.entry(k).or_default().push(row);
+            }
         }
         for rows in distribution.values_mut() {
             rows.sort_by_key(|r| r.value);
         }
+        let mut ranges: Vec<Option<(i64, i64)>> = vec![None; metrics.len()];
+        for (&(_, m), s) in &summary {
+            ranges[m] = Some(match ranges[m] {
+                None => (s.min, s.max),
+                Some((lo, hi)) => (lo.min(s.min), hi.max(s.max)),
+            });
+        }
         Index {
             results,
-            points,
-            metrics,
+            points: points.into_iter().cloned().collect(),
+            metrics: metrics.into_iter().map(str::to_string).collect(),
+            point_at,
+            metric_at,
             summary,
             distribution,
+            ranges,
             exact: results.run.method == crate::output::EXACT,
         }
+    }
+
+    fn key(&self, point: &SweepPoint, metric: &str) -> Option<(usize, usize)> {
+        Some((*self.point_at.get(point)?, *self.metric_at.get(metric)?))
     }
 
     /// Whether a metric only ever takes the values 0 and 1, so its mean is a share of trials.
@@ -154,14 +192,12 @@ impl<'a> Index<'a> {
     }
 
     fn summary(&self, point: &SweepPoint, metric: &str) -> Option<&'a SummaryRow> {
-        self.summary
-            .get(&(point.clone(), metric.to_string()))
-            .copied()
+        self.summary.get(&self.key(point, metric)?).copied()
     }
 
     fn rows(&self, point: &SweepPoint, metric: &str) -> &[&'a DistributionRow] {
-        self.distribution
-            .get(&(point.clone(), metric.to_string()))
+        self.key(point, metric)
+            .and_then(|k| self.distribution.get(&k))
             .map_or(&[], |v| v.as_slice())
     }
 
@@ -180,34 +216,22 @@ impl<'a> Index<'a> {
 
     /// The smallest and largest value of a metric anywhere.
     fn range(&self, metric: &str) -> Option<(i64, i64)> {
-        self.points
-            .iter()
-            .filter_map(|p| self.summary(p, metric))
-            .fold(None, |acc, s| match acc {
-                None => Some((s.min, s.max)),
-                Some((lo, hi)) => Some((lo.min(s.min), hi.max(s.max))),
-            })
+        *self.ranges.get(*self.metric_at.get(metric)?)?
     }
 
     fn choices(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for p in &self.points {
-            if !out.contains(&p.choice) {
-                out.push(p.choice.clone());
-            }
-        }
-        out
+        distinct(self.points.iter().map(|p| &p.choice))
+            .into_iter()
+            .cloned()
+            .collect()
     }
 
     /// The values of sweep key i, in the order the tables list them.
     fn values(&self, i: usize) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for p in &self.points {
-            if !out.contains(&p.params[i]) {
-                out.push(p.params[i].clone());
-            }
-        }
-        out
+        distinct(self.points.iter().map(|p| &p.params[i]))
+            .into_iter()
+            .cloned()
+            .collect()
     }
 }
 
@@ -545,12 +569,11 @@ const MOST_POINTS_COMPARED: usize = 8;
 fn comparisons(index: &Index<'_>) -> Result<Vec<ComparisonSection>, ReportError> {
     let results = index.results;
     // One section per sweep point and pair of choices, in the order compare.csv lists them.
-    let mut keys: Vec<(Vec<String>, String, String)> = Vec::new();
+    let key_of = |r: &'_ CompareRow| (r.params.clone(), r.first.clone(), r.second.clone());
+    let mut keys: Vec<(Vec<String>, String, String)> = distinct(results.compare.iter().map(key_of));
+    let mut rows_of: HashMap<(Vec<String>, String, String), Vec<&CompareRow>> = HashMap::new();
     for r in &results.compare {
-        let key = (r.params.clone(), r.first.clone(), r.second.clone());
-        if !keys.contains(&key) {
-            keys.push(key);
-        }
+        rows_of.entry(key_of(r)).or_default().push(r);
     }
     // A large sweep's comparisons of every point with the first would be a section each; its
     // grids already show the points side by side, and compare.csv keeps the paired rows.
@@ -559,12 +582,13 @@ fn comparisons(index: &Index<'_>) -> Result<Vec<ComparisonSection>, ReportError>
         keys.retain(|k| !k.1.contains('='));
     }
     keys.iter()
-        .map(|(params, first_id, second_id)| {
+        .map(|key| {
+            let (params, first_id, second_id) = key;
             let (first, second) = (&labels::side(first_id), &labels::side(second_id));
-            let (rows, same): (Vec<_>, Vec<_>) = results
-                .compare
+            let (rows, same): (Vec<&CompareRow>, Vec<&CompareRow>) = rows_of
+                .get(key)
+                .map_or(&[][..], Vec::as_slice)
                 .iter()
-                .filter(|r| &r.params == params && &r.first == first_id && &r.second == second_id)
                 .partition(|r| r.p_equal < 1.0);
             let at: Vec<String> = results
                 .param_names
@@ -643,6 +667,12 @@ fn value_labels(index: &Index<'_>, key: usize) -> Vec<String> {
         return values.iter().map(|v| missing_label(v)).collect();
     }
     let unit = unit_key(".size");
+    let mut points_of: HashMap<&str, Vec<&SweepPoint>> = HashMap::new();
+    if unit.is_some() {
+        for p in &index.points {
+            points_of.entry(p.params[key].as_str()).or_default().push(p);
+        }
+    }
     values
         .iter()
         .map(|v| {
@@ -650,10 +680,10 @@ fn value_labels(index: &Index<'_>, key: usize) -> Vec<String> {
             let (Some(unit), Ok(size)) = (unit.as_deref(), v.parse::<i64>()) else {
                 return plain;
             };
-            let starts: Vec<Option<i64>> = index
-                .points
+            let starts: Vec<Option<i64>> = points_of
+                .get(v.as_str())
+                .map_or(&[][..], Vec::as_slice)
                 .iter()
-                .filter(|p| &p.params[key] == v)
                 .map(|p| {
                     let mean = |m: &str| index.summary(p, &format!("{unit}.{m}")).map(|s| s.mean);
                     let start = mean("alive")? - mean("restored")? + mean("lost")?;
@@ -760,13 +790,12 @@ impl<'a> SweepLayout<'a> {
         } else {
             (Vec::new(), Vec::new())
         };
-        let mut groups: Vec<(Vec<String>, String)> = Vec::new();
-        for p in &index.points {
-            let g = (p.params.get(2..).unwrap_or(&[]).to_vec(), p.choice.clone());
-            if !groups.contains(&g) {
-                groups.push(g);
-            }
-        }
+        let groups: Vec<(Vec<String>, String)> = distinct(
+            index
+                .points
+                .iter()
+                .map(|p| (p.params.get(2..).unwrap_or(&[]).to_vec(), p.choice.clone())),
+        );
         let row_key = labels::key(&names[0]);
         let corner = if keys > 1 {
             format!("{row_key} \\ {}", labels::key(&names[1]))
