@@ -27,6 +27,7 @@ mod missing;
 mod paths;
 mod profiles;
 mod rally;
+mod reliability;
 mod report;
 mod resilience;
 mod shards;
