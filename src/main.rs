@@ -121,7 +121,10 @@ impl Say {
             return;
         }
         let mut stdout = std::io::stdout().lock();
-        match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        match stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush())
+        {
             Ok(()) => {}
             Err(e) => {
                 self.out_closed = true;

@@ -3,7 +3,8 @@
 
 use crate::cards::CardPlan;
 use crate::engine::{
-    self, Begun, ChunkSet, Gathered, Joined, Monitor, PairOf, Pairing, RunSpec, Shard, Trial, CHUNK_SIZE,
+    self, Begun, ChunkSet, Gathered, Joined, Monitor, PairOf, Pairing, RunSpec, Shard, Trial,
+    CHUNK_SIZE,
 };
 use crate::exact::Refusal;
 use crate::output::ExactReport;

@@ -689,7 +689,11 @@ fn read_checkpoint(path: &Path, set: &ScenarioSet, spec: &RunSpec) -> Result<Res
     let checks: [(&str, String, String); 8] = [
         ("rollcall version", theirs.version.clone(), ours.version),
         ("scenario", theirs.scenario.clone(), ours.scenario),
-        ("seed (--seed)", theirs.seed.to_string(), ours.seed.to_string()),
+        (
+            "seed (--seed)",
+            theirs.seed.to_string(),
+            ours.seed.to_string(),
+        ),
         (
             "trials (--trials)",
             theirs.trials.to_string(),

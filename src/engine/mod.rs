@@ -386,7 +386,14 @@ pub fn resume<T: Trial>(
             let batch = missing.start..missing.end.min(missing.start + batch_len);
             let started = Instant::now();
             let (gathered, played, paused) = pool.install(|| {
-                play_chunks(trial, spec, batch.clone(), &progress.begun, monitor, &workers)
+                play_chunks(
+                    trial,
+                    spec,
+                    batch.clone(),
+                    &progress.begun,
+                    monitor,
+                    &workers,
+                )
             });
             progress.add(&gathered, played, paused);
             if monitor.stop.load(Ordering::Relaxed) {
@@ -502,8 +509,7 @@ fn play_chunks<'t, T: Trial>(
                 )
             },
             |(mut worker, mut acc, mut played, mut paused), chunk| {
-                if monitor.stop.load(Ordering::Relaxed) || monitor.pause.load(Ordering::Relaxed)
-                {
+                if monitor.stop.load(Ordering::Relaxed) || monitor.pause.load(Ordering::Relaxed) {
                     return (worker, acc, played, paused);
                 }
                 let from = begun
@@ -519,7 +525,10 @@ fn play_chunks<'t, T: Trial>(
                         acc.merge(&one);
                         let trials = match end {
                             worker::ChunkEnd::Paused(lanes) => {
-                                let b = Begun { chunk, lanes };
+                                let b = Begun {
+                                    chunk,
+                                    lanes: *lanes,
+                                };
                                 let trials = b.trials() - before;
                                 paused.push(b);
                                 trials
@@ -776,14 +785,24 @@ mod tests {
             }
         }
         fn scratch(&self) {}
-        fn play<'t, D: Draws<'t>>(&'t self, arm: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
+        fn play<'t, D: Draws<'t>>(
+            &'t self,
+            arm: usize,
+            _: &mut (),
+            draws: &mut D,
+            out: &mut [i64],
+        ) {
             let n = self.played.fetch_add(1, Ordering::Relaxed) + 1;
             if self.pauses.contains(&n) {
                 self.pause.store(true, Ordering::Relaxed);
             }
             // Two draws, the second only on a six: paths of different lengths.
             let first = draws.uniform(6) as i64 + 1;
-            let extra = if first == 6 { draws.uniform(6) as i64 } else { 0 };
+            let extra = if first == 6 {
+                draws.uniform(6) as i64
+            } else {
+                0
+            };
             out[arm] = first + extra + arm as i64;
         }
         fn memoise(&self) -> bool {
@@ -803,13 +822,22 @@ mod tests {
             let monitor = Monitor::default();
             let trial = pauser(&monitor.pause, vec![1, 7, 20_001, 40_003, 65_000]);
             let mut saved = Vec::new();
-            let all = resume(&trial, &spec(trials, 1), &monitor, Progress::start(&trial), &mut |p| {
-                if !p.begun.is_empty() {
-                    saved.push(p.clone());
-                }
-            })
+            let all = resume(
+                &trial,
+                &spec(trials, 1),
+                &monitor,
+                Progress::start(&trial),
+                &mut |p| {
+                    if !p.begun.is_empty() {
+                        saved.push(p.clone());
+                    }
+                },
+            )
             .unwrap();
-            assert_eq!(all.gathered, whole.gathered, "{arms} arm(s), memo {memoise}");
+            assert_eq!(
+                all.gathered, whole.gathered,
+                "{arms} arm(s), memo {memoise}"
+            );
             // Remembered trials play in full only on paths not seen before (11 here): the
             // pauses after them land in the first segments.
             let least = if memoise { 1 } else { 3 };
@@ -827,10 +855,19 @@ mod tests {
                 );
                 // Resumed from each pause, on two threads: the same histograms.
                 let fresh = pauser(&quiet.pause, Vec::new());
-                let resumed = resume(&fresh, &spec(trials, 2), &Monitor::default(), p, &mut |_| {})
-                    .unwrap();
+                let resumed = resume(
+                    &fresh,
+                    &spec(trials, 2),
+                    &Monitor::default(),
+                    p,
+                    &mut |_| {},
+                )
+                .unwrap();
                 assert!(resumed.complete && resumed.begun.is_empty());
-                assert_eq!(resumed.gathered, whole.gathered, "{arms} arm(s), memo {memoise}");
+                assert_eq!(
+                    resumed.gathered, whole.gathered,
+                    "{arms} arm(s), memo {memoise}"
+                );
             }
         }
     }

@@ -88,10 +88,10 @@ impl<'t, T: Trial> Worker<'t, T> {
         self.arms.drain_into(&self.trees, acc);
         if halt == Some(Halt::Paused) {
             acc.trials += done.iter().sum::<u64>() - before;
-            return ChunkEnd::Paused(std::array::from_fn(|lane| LaneAt {
+            return ChunkEnd::Paused(Box::new(std::array::from_fn(|lane| LaneAt {
                 trials: done[lane],
                 state: lanes.state(lane).0,
-            }));
+            })));
         }
         acc.trials += n - before;
         acc.chunks += 1;
@@ -114,19 +114,17 @@ impl<'t, T: Trial> Worker<'t, T> {
     ) -> Option<Halt> {
         let m = self.player.out.len();
         let mut moved = false;
-        for lane in 0..LANES {
+        for (lane, done) in done.iter_mut().enumerate() {
             let mut rng = lanes.state(lane);
             let total = trials_on_lane(0, n, lane);
-            while done[lane] < total {
+            while *done < total {
                 if let Some(halt) = signals.halt(moved) {
                     lanes.restore(lane, rng);
                     return Some(halt);
                 }
                 // A block of the lane's trials, arm after arm: an arm's tree and counts stay
                 // in cache while it walks the block, however many arms there are.
-                let len = self
-                    .arms
-                    .draw_block(&mut rng, total - done[lane], &self.trees);
+                let len = self.arms.draw_block(&mut rng, total - *done, &self.trees);
                 for (arm, tree) in self.trees.iter_mut().enumerate() {
                     self.arms.walk_arm(arm, tree, &mut self.player, len);
                 }
@@ -136,7 +134,7 @@ impl<'t, T: Trial> Worker<'t, T> {
                     }
                 }
                 self.arms.count_block(len, lane);
-                done[lane] += len as u64;
+                *done += len as u64;
                 moved = true;
             }
             lanes.restore(lane, rng);
@@ -186,21 +184,10 @@ impl<'t, T: Trial> Worker<'t, T> {
         acc: &mut Gathered,
         signals: Signals<'_>,
     ) -> Option<Halt> {
-        // A chunk paused among trials played in full, lane after lane, has lanes that stand
-        // apart: each is first brought to the trial where the furthest stands.
         let mut t = common_start(done);
         let mut moved = false;
-        for lane in 0..LANES {
-            let mut rng = lanes.state(lane);
-            while done[lane] < trials_on_lane(0, t, lane) {
-                if let Some(halt) = signals.halt(moved) {
-                    lanes.restore(lane, rng);
-                    return Some(halt);
-                }
-                self.walk_one(trial, &mut rng, lane, acc);
-                (done[lane], moved) = (done[lane] + 1, true);
-            }
-            lanes.restore(lane, rng);
+        if let Some(halt) = self.catch_up(trial, lanes, t, done, acc, signals, &mut moved) {
+            return Some(halt);
         }
         while t < n {
             if let Some(halt) = signals.halt(moved) {
@@ -247,30 +234,79 @@ impl<'t, T: Trial> Worker<'t, T> {
                     moved = true;
                 }
                 Mode::Played => {
-                    // Lane by lane, each lane's trials in order: its state stays in registers.
-                    for lane in 0..LANES {
-                        let mut rng = lanes.state(lane);
-                        for next in lane_trials(t, end, lane) {
-                            if let Some(halt) = signals.halt(moved) {
-                                lanes.restore(lane, rng);
-                                *done = std::array::from_fn(|j| {
-                                    let at = match j.cmp(&lane) {
-                                        std::cmp::Ordering::Less => end,
-                                        std::cmp::Ordering::Equal => next,
-                                        std::cmp::Ordering::Greater => t,
-                                    };
-                                    trials_on_lane(0, at, j)
-                                });
-                                return Some(halt);
-                            }
-                            self.walk_one(trial, &mut rng, lane, acc);
-                            moved = true;
-                        }
-                        lanes.restore(lane, rng);
+                    let halt =
+                        self.play_in_full(trial, lanes, t..end, done, acc, signals, &mut moved);
+                    if halt.is_some() {
+                        return halt;
                     }
                 }
             }
             t = end;
+        }
+        None
+    }
+
+    /// Brings each lane to trial `t` of the chunk, where the furthest stands: a chunk paused
+    /// among trials played in full, lane after lane, has lanes that stand apart.
+    #[allow(clippy::too_many_arguments)]
+    fn catch_up(
+        &mut self,
+        trial: &'t T,
+        lanes: &mut Lanes,
+        t: u64,
+        done: &mut [u64; LANES],
+        acc: &mut Gathered,
+        signals: Signals<'_>,
+        moved: &mut bool,
+    ) -> Option<Halt> {
+        for (lane, done) in done.iter_mut().enumerate() {
+            let mut rng = lanes.state(lane);
+            while *done < trials_on_lane(0, t, lane) {
+                if let Some(halt) = signals.halt(*moved) {
+                    lanes.restore(lane, rng);
+                    return Some(halt);
+                }
+                self.walk_one(trial, &mut rng, lane, acc);
+                (*done, *moved) = (*done + 1, true);
+            }
+            lanes.restore(lane, rng);
+        }
+        None
+    }
+
+    /// Plays trials `trials` of the chunk in full, lane by lane, each lane's trials in order
+    /// (its state stays in registers); `done` says where the lanes stand when it pauses.
+    #[allow(clippy::too_many_arguments)]
+    fn play_in_full(
+        &mut self,
+        trial: &'t T,
+        lanes: &mut Lanes,
+        trials: std::ops::Range<u64>,
+        done: &mut [u64; LANES],
+        acc: &mut Gathered,
+        signals: Signals<'_>,
+        moved: &mut bool,
+    ) -> Option<Halt> {
+        let (t, end) = (trials.start, trials.end);
+        for lane in 0..LANES {
+            let mut rng = lanes.state(lane);
+            for next in lane_trials(t, end, lane) {
+                if let Some(halt) = signals.halt(*moved) {
+                    lanes.restore(lane, rng);
+                    *done = std::array::from_fn(|j| {
+                        let at = match j.cmp(&lane) {
+                            std::cmp::Ordering::Less => end,
+                            std::cmp::Ordering::Equal => next,
+                            std::cmp::Ordering::Greater => t,
+                        };
+                        trials_on_lane(0, at, j)
+                    });
+                    return Some(halt);
+                }
+                self.walk_one(trial, &mut rng, lane, acc);
+                *moved = true;
+            }
+            lanes.restore(lane, rng);
         }
         None
     }
@@ -294,7 +330,7 @@ impl<'t, T: Trial> Worker<'t, T> {
 pub(crate) enum ChunkEnd {
     Whole,
     /// Paused: where each lane stands.
-    Paused([LaneAt; LANES]),
+    Paused(Box<[LaneAt; LANES]>),
     Stopped,
 }
 

@@ -535,7 +535,12 @@ fn chunks_checksum(part_checksum: &str, saved: &Saved) -> String {
 
 /// The bytes of a checkpoint: the part `body` (which should say `complete: false`) and
 /// `saved`, with one list of chunk ranges per sweep point of the body's report.
-pub fn checkpoint_to_bytes(body: PartBody, saved: Saved, threads: usize, wall_seconds: f64) -> Vec<u8> {
+pub fn checkpoint_to_bytes(
+    body: PartBody,
+    saved: Saved,
+    threads: usize,
+    wall_seconds: f64,
+) -> Vec<u8> {
     let part = PartFile {
         checksum: checksum(&body),
         body,
@@ -570,11 +575,14 @@ pub fn read_saved(path: &Path, part: &PartFile) -> Result<Saved, MergeError> {
         problem: e.to_string(),
     })?;
     let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_PART_BYTES + 1), &mut bytes)
-        .map_err(|e| MergeError::Read {
-            file: path.to_path_buf(),
-            problem: e.to_string(),
-        })?;
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, MAX_PART_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| MergeError::Read {
+        file: path.to_path_buf(),
+        problem: e.to_string(),
+    })?;
     let extra: CheckpointExtra = serde_json::from_slice(&bytes).map_err(|e| {
         corrupt(format!(
             "not a checkpoint: {}",

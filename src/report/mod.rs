@@ -118,11 +118,7 @@ fn markdown_text(text: &str) -> String {
 /// one more backtick than the longest run of backticks in it, and padded with spaces when it
 /// starts or ends with one.
 fn markdown_code(text: &str) -> String {
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let text = text.replace('\n', " ");
     if text.starts_with('`') || text.ends_with('`') || longest > 0 {
@@ -172,7 +168,10 @@ mod tests {
             markdown_text("<img src=x onerror=alert(1)> </b> <!-- <?x"),
             "&lt;img src=x onerror=alert(1)> &lt;/b> &lt;!-- &lt;?x"
         );
-        assert_eq!(markdown_text("0.00 ± <0.01, <0.1%, a<"), "0.00 ± <0.01, <0.1%, a<");
+        assert_eq!(
+            markdown_text("0.00 ± <0.01, <0.1%, a<"),
+            "0.00 ± <0.01, <0.1%, a<"
+        );
         assert_eq!(markdown_code("blue.won"), "`blue.won`");
         assert_eq!(markdown_code("a`b"), "`` a`b ``");
         assert_eq!(markdown_code("``x"), "``` ``x ```");

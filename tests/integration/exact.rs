@@ -566,8 +566,9 @@ fn validate_says_what_it_did_not_validate_even_when_quiet() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.starts_with("warning: cards-banniere: not validated, the exact engine does not apply: ")
-            && stderr.contains("card games")
+        stderr.starts_with(
+            "warning: cards-banniere: not validated, the exact engine does not apply: "
+        ) && stderr.contains("card games")
             && stderr.contains("without validation.csv"),
         "{stderr}"
     );

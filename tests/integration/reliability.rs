@@ -87,7 +87,11 @@ fn a_link_at_a_leftover_name_is_never_followed() {
     for pass in 0..2 {
         let out = duel(root, "out", &[]);
         assert!(out.status.success(), "pass {pass}: {}", stderr(&out));
-        assert_eq!(listing(&victim), vec!["figures", "thesis.tex"], "pass {pass}");
+        assert_eq!(
+            listing(&victim),
+            vec!["figures", "thesis.tex"],
+            "pass {pass}"
+        );
         assert_eq!(
             std::fs::read_to_string(victim.join("thesis.tex")).unwrap(),
             "years of work"
@@ -159,7 +163,10 @@ fn interrupted(root: &Path, out: &str, flags: &[&str]) {
         .status()
         .unwrap();
     assert!(sent.success());
-    assert_eq!(wait_for(&mut child, Duration::from_secs(60)).code(), Some(130));
+    assert_eq!(
+        wait_for(&mut child, Duration::from_secs(60)).code(),
+        Some(130)
+    );
     assert!(root.join(out).join("checkpoint.json").is_file());
 }
 
@@ -172,15 +179,38 @@ fn a_resume_with_flags_that_change_the_trials_or_the_stop_is_refused_naming_both
     let duel = config("duel.toml");
     // (folder, flags of the resume, what the refusal names: the flag, then, now)
     let cases: [(&str, &[&str], [&str; 3]); 6] = [
-        ("plain", &["--trials", "1e12", "--seed", "6"], ["seed", "5", "6"]),
-        ("plain", &["--trials", "2e12", "--seed", "5"], ["trials", "1000000000000", "2000000000000"]),
         (
             "plain",
-            &["--trials", "1e12", "--seed", "5", "--set", "engagement.rounds=5"],
+            &["--trials", "1e12", "--seed", "6"],
+            ["seed", "5", "6"],
+        ),
+        (
+            "plain",
+            &["--trials", "2e12", "--seed", "5"],
+            ["trials", "1000000000000", "2000000000000"],
+        ),
+        (
+            "plain",
+            &[
+                "--trials",
+                "1e12",
+                "--seed",
+                "5",
+                "--set",
+                "engagement.rounds=5",
+            ],
             ["scenario hash", "", ""],
         ),
-        ("plain", &["--trials", "1e12", "--seed", "5", "--precision", "0.01"], ["--precision", "none", "0.01"]),
-        ("precise", &["--trials", "1e12", "--seed", "5"], ["--precision", "0.000000001", "none"]),
+        (
+            "plain",
+            &["--trials", "1e12", "--seed", "5", "--precision", "0.01"],
+            ["--precision", "none", "0.01"],
+        ),
+        (
+            "precise",
+            &["--trials", "1e12", "--seed", "5"],
+            ["--precision", "0.000000001", "none"],
+        ),
         (
             "precise",
             &["--trials", "1e12", "--seed", "5", "--precision", "0.5"],
@@ -258,7 +288,9 @@ fn a_closed_pipe_ends_quietly_and_a_full_disk_exits_2_after_the_results() {
     // status says the rest was not.
     let verbs: [Vec<&str>; 6] = [
         vec!["run", &duel, "--trials", "2000", "--out", "r"],
-        vec!["run", &duel, "--trials", "2000", "--shard", "0/1", "--out", "p"],
+        vec![
+            "run", &duel, "--trials", "2000", "--shard", "0/1", "--out", "p",
+        ],
         vec!["merge", "p", "--out", "m"],
         vec!["report", "r"],
         vec!["exact", &advise, "--out", "e"],
@@ -268,7 +300,12 @@ fn a_closed_pipe_ends_quietly_and_a_full_disk_exits_2_after_the_results() {
         let out = with_streams(root, args, Stdio::null(), dev_full());
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
-    for file in ["r/summary.csv", "p/shard-0-of-1.json", "m/summary.csv", "r/report.md"] {
+    for file in [
+        "r/summary.csv",
+        "p/shard-0-of-1.json",
+        "m/summary.csv",
+        "r/report.md",
+    ] {
         assert!(root.join(file).is_file(), "{file}");
     }
     for file in ["e/summary.csv", "a/advice.csv"] {
@@ -297,14 +334,19 @@ fn checkpoints_begun(root: &Path, args: &[&str], out: &str) -> (Vec<Vec<u8>>, Ex
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
-        assert!(start.elapsed() < Duration::from_secs(300), "{args:?} runs on");
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "{args:?} runs on"
+        );
         std::thread::sleep(Duration::from_millis(2));
     };
     let begun = seen
         .into_iter()
         .filter(|bytes| {
             let value: serde_json::Value = serde_json::from_slice(bytes).unwrap();
-            value["chunks_begun"].as_array().is_some_and(|b| !b.is_empty())
+            value["chunks_begun"]
+                .as_array()
+                .is_some_and(|b| !b.is_empty())
         })
         .collect();
     (begun, status)
@@ -328,13 +370,25 @@ fn checkpoints_inside_slow_chunks_resume_to_the_tables_of_an_uninterrupted_run()
     // One arm played in full (a card game of random plays), and several arms on common
     // random numbers (a card game enumerating orderings, two sweep points): on one thread,
     // a chunk takes the best part of a second, and a checkpoint is asked for every 0.2 s.
-    for (name, mut trials) in [("cards-random.toml", 100_000u64), ("cards-equilibrium.toml", 70_000)] {
+    for (name, mut trials) in [
+        ("cards-random.toml", 100_000u64),
+        ("cards-equilibrium.toml", 70_000),
+    ] {
         let file = config(name);
         let (checkpoints, whole) = loop {
             let t = trials.to_string();
             let args = [
-                "run", &file, "--trials", &t, "--threads", "1", "--checkpoint", "0", "--quiet",
-                "--out", "whole",
+                "run",
+                &file,
+                "--trials",
+                &t,
+                "--threads",
+                "1",
+                "--checkpoint",
+                "0",
+                "--quiet",
+                "--out",
+                "whole",
             ];
             let (begun, status) = checkpoints_begun(root, &args, "whole");
             assert!(status.success(), "{name}");
@@ -344,14 +398,25 @@ fn checkpoints_inside_slow_chunks_resume_to_the_tables_of_an_uninterrupted_run()
             }
             trials *= 4;
         };
-        assert!(!checkpoints.is_empty(), "{name}: no checkpoint inside a chunk");
+        assert!(
+            !checkpoints.is_empty(),
+            "{name}: no checkpoint inside a chunk"
+        );
         let reference = table_files(&root.join("whole"));
         for (i, bytes) in checkpoints.iter().enumerate().take(3) {
             let dir = format!("resumed-{i}");
             std::fs::create_dir_all(root.join(&dir)).unwrap();
             std::fs::write(root.join(&dir).join("checkpoint.json"), bytes).unwrap();
             let args = [
-                "run", &file, "--trials", &whole, "--threads", "2", "--quiet", "--resume", &dir,
+                "run",
+                &file,
+                "--trials",
+                &whole,
+                "--threads",
+                "2",
+                "--quiet",
+                "--resume",
+                &dir,
             ];
             run_ok(root, &args);
             assert!(
@@ -411,7 +476,10 @@ fn a_report_of_many_sweep_points_holds_every_point() {
     for i in [1, 2, points / 2, points] {
         let row = rows[i - 1];
         let mean = format!("{:.2} ± 0.20", i as f64 / 1000.0);
-        assert!(row.starts_with(&format!("| {i} | ")) && row.contains(&mean), "{i}: {row}");
+        assert!(
+            row.starts_with(&format!("| {i} | ")) && row.contains(&mean),
+            "{i}: {row}"
+        );
     }
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("<html") && html.len() > md.len());
