@@ -457,7 +457,8 @@ impl Alarm {
         let every = self.every.max(LEAST_PAUSE_EVERY);
         while !finished.load(Ordering::Acquire) {
             let since = since_written(self.clock, &self.written);
-            if since >= every {
+            // Not while a pause is being served: its checkpoint is being written.
+            if since >= every && !pause.load(Ordering::Relaxed) {
                 pause.store(true, Ordering::Relaxed);
             }
             let wait = every.saturating_sub(since);

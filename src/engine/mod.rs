@@ -162,8 +162,8 @@ pub struct Monitor {
     /// reported, never part of the results.
     pub played_in_full: AtomicU64,
     /// Raised by whoever wants a checkpoint now: the chunks being played pause between two
-    /// trials and are kept as [`Begun`], `between` is called, the flag is lowered and play
-    /// goes on where it paused.
+    /// trials and are kept as [`Begun`], `between` is called, then the flag is lowered and
+    /// play goes on where it paused.
     pub pause: AtomicBool,
 }
 
@@ -401,8 +401,10 @@ pub fn resume<T: Trial>(
                     progress.done.first_missing(chunks.start..end).is_none() && end == chunks.end;
                 break;
             }
-            monitor.pause.store(false, Ordering::Relaxed);
             between(&progress);
+            // Lowered once the checkpoint is written: a pause asked for meanwhile is the one
+            // just served.
+            monitor.pause.store(false, Ordering::Relaxed);
             batch_len = next_batch_len(batch_len, started.elapsed(), spec.threads);
         }
         if monitor.stop.load(Ordering::Relaxed) && !complete {

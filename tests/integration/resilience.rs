@@ -534,6 +534,19 @@ fn a_checkpoint_is_saved_every_seconds_while_a_long_run_goes_on() {
     wait_for(&mut child, Duration::from_secs(60));
     let saved: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&checkpoint).unwrap()).unwrap();
+    // Whole chunks, and the trials of chunks begun (saved lane by lane).
     let played = saved["body"]["trials_played"].as_u64().unwrap();
-    assert!(played > 0 && played.is_multiple_of(65536), "{played}");
+    let whole: u64 = saved["chunks_done"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[1].as_u64().unwrap() - r[0].as_u64().unwrap())
+        .sum();
+    let begun: u64 = saved["chunks_begun"].as_array().map_or(0, |b| {
+        b.iter()
+            .flat_map(|c| c["lanes"].as_array().unwrap())
+            .map(|l| l["trials"].as_u64().unwrap())
+            .sum()
+    });
+    assert!(played > 0 && played == whole * 65536 + begun, "{played}");
 }
