@@ -484,3 +484,30 @@ fn a_report_of_many_sweep_points_holds_every_point() {
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("<html") && html.len() > md.len());
 }
+
+#[test]
+fn a_merged_run_warns_of_what_the_whole_run_warns_of() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let duel = config("duel.toml");
+    // Three chunks, one per shard.
+    let run_to = |out: &str, more: &[&str]| {
+        let mut args = vec!["run", &duel, "--trials", "140000", "--quiet", "--out", out];
+        args.extend(more);
+        run_ok(root, &args);
+    };
+    run_to("whole", &[]);
+    for shard in ["0/3", "1/3", "2/3"] {
+        run_to("parts", &["--shard", shard]);
+    }
+    run_ok(root, &["merge", "parts", "--out", "merged"]);
+    let warnings = |dir: &str| {
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(root.join(dir).join("run.json")).unwrap())
+                .unwrap();
+        meta["warnings"].clone()
+    };
+    // The duel's order that can never be taken, at one of its sweep points.
+    assert_eq!(warnings("whole").as_array().map(Vec::len), Some(1));
+    assert_eq!(warnings("merged"), warnings("whole"));
+}
