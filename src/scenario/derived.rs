@@ -1,0 +1,57 @@
+//! `[metrics]`: each entry parsed over the metrics of every arm of the scenario (a step list's
+//! or an engagement's), refused with its key `metrics.<name>` when it cannot be.
+
+use super::error::Context;
+use super::{Game, Scenario, ScenarioError};
+use crate::condition::derived::Derived;
+use crate::config::suggest::clip;
+
+/// The derived metrics of each arm of `scenario` (none without `[metrics]`).
+pub(super) fn derived(
+    ctx: &Context,
+    raw: Option<&toml::Table>,
+    scenario: &Scenario,
+) -> Result<Vec<Derived>, ScenarioError> {
+    let Some(raw) = raw.filter(|t| !t.is_empty()) else {
+        return Ok(Vec::new());
+    };
+    let mut entries = Vec::with_capacity(raw.len());
+    for (name, value) in raw {
+        let key = format!("metrics.{}", clip(name));
+        let Some(text) = value.as_str() else {
+            return Err(ctx.invalid(
+                key,
+                format!(
+                    "expected the expression as text, such as \"blue.alive - red.alive\", \
+                     found {}",
+                    crate::config::shown(value)
+                ),
+            ));
+        };
+        entries.push((name.clone(), text.to_string()));
+    }
+    if let Game::Cards(_) = scenario.game {
+        return Err(ctx.invalid(
+            "metrics",
+            "derived metrics are computed from a step list's or an engagement's metrics; a \
+             card game's `[metrics]` is not supported (compute from its tables instead)",
+        ));
+    }
+    let ids = scenario.choice_ids();
+    let several = ids.len() > 1;
+    scenario
+        .builtin_metrics()
+        .iter()
+        .zip(ids)
+        .map(|(builtins, id)| {
+            Derived::parse(&entries, builtins).map_err(|e| {
+                let arm = if several {
+                    format!("in choice `{id}`: ")
+                } else {
+                    String::new()
+                };
+                ctx.invalid(format!("metrics.{}", clip(&e.name)), format!("{arm}{}", e.message))
+            })
+        })
+        .collect()
+}
