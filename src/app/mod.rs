@@ -65,6 +65,20 @@ pub enum Error {
     Advice { file: String, source: Refusal },
     #[error(transparent)]
     Report(#[from] crate::report::ReportError),
+    /// A derived metric's arithmetic left `i64` in some trial: its value would be wrong, so
+    /// nothing is written.
+    #[error(
+        "{file}: key `metrics.{name}`: `{text}` left the whole numbers from {min} to {max} in \
+         some trial, so its value cannot be counted; nothing was written. Scale it down (for \
+         instance compare instead of multiplying) so that it stays within that range",
+        min = i64::MIN,
+        max = i64::MAX
+    )]
+    Overflow {
+        file: String,
+        name: String,
+        text: String,
+    },
 }
 
 impl Error {
@@ -215,11 +229,20 @@ impl Compiled {
                 done: outcome.done,
             })
         }
-        match self {
+        let played = match self {
             Compiled::Battle(j) => go(j.as_ref(), set, spec, monitor, from, between),
             Compiled::Designs(j) => go(j.as_ref(), set, spec, monitor, from, between),
             Compiled::Cards(j) => go(j.as_ref(), set, spec, monitor, from, between),
+        }?;
+        let overflowed = self.battle_arms().into_iter().flatten().flatten();
+        if let Some((name, text)) = overflowed.filter_map(Plan::overflowed).min() {
+            return Err(Error::Overflow {
+                file: set.file.clone(),
+                name,
+                text,
+            });
         }
+        Ok(played)
     }
 
     /// The plans of each sweep point's arms, for the exact engine; `None` for card games.

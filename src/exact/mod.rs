@@ -31,6 +31,7 @@ mod layouts;
 mod state;
 pub mod validate;
 
+use crate::condition::derived::Derived;
 use crate::metrics::{StepMetrics, UnitMetrics};
 use crate::output::{ExactMetric, ExactReport, ExactVariant};
 use crate::rules::engagement::Schedule;
@@ -77,6 +78,15 @@ pub enum Refusal {
     /// at all, where another refusal leaves the scenario to simulation.
     #[error(transparent)]
     Advice(Box<Refusal>),
+    /// A derived metric (`[metrics]`) the exact engine cannot compute: it overflows on some
+    /// outcome, or it reads a step's metric, whose joint law with the rest is not kept.
+    #[error("{at}key `metrics.{name}` (`{text}`): {reason}")]
+    Derived {
+        at: String,
+        name: String,
+        text: String,
+        reason: String,
+    },
 }
 
 /// One metric's exact pmf, named as in the Monte Carlo tables.
@@ -144,6 +154,7 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
         step_pmfs.push(metrics);
     }
     let mut out = Vec::new();
+    let derived = derived_of_units(plan, choice_index(plan, choice), &dist, &at)?;
     for (i, u) in scenario.units.iter().enumerate() {
         let mut pmfs: [BTreeMap<i64, f64>; UnitMetrics::LEN] = Default::default();
         for (s, &p) in &dist {
@@ -161,7 +172,92 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
             out.push((format!("{}.{name}", step.id), normalised(pmf)));
         }
     }
+    out.extend(derived);
     Ok(out)
+}
+
+/// The index of `choice` among the plan's step lists.
+fn choice_index(plan: &Plan, choice: &Choice) -> usize {
+    match &plan.scenario().game {
+        Game::Steps(choices) => choices.iter().position(|c| c.id == choice.id).unwrap_or(0),
+        Game::Engagement(_) | Game::Cards(_) => 0,
+    }
+}
+
+/// The exact pmfs of arm `arm`'s derived metrics, from the joint law of the units' final
+/// metrics in `dist`. The programme keeps each step's metrics only as a marginal, so a
+/// derived metric that reads one is refused rather than computed from marginals.
+fn derived_of_units(
+    plan: &Plan,
+    arm: usize,
+    dist: &Dist<State>,
+    at: &str,
+) -> Result<Vec<Metric>, Refusal> {
+    let Some(derived) = plan.scenario().derived(arm) else {
+        return Ok(Vec::new());
+    };
+    let units = plan.scenario().units.len() * UnitMetrics::LEN;
+    for (name, e) in derived.metrics() {
+        if e.inputs().iter().any(|&i| i >= units && i < derived.builtins()) {
+            return Err(Refusal::Derived {
+                at: at.to_string(),
+                name: name.to_string(),
+                text: e.text().to_string(),
+                reason: "it reads a step's metric, and the exact engine keeps a step's metrics \
+                         only one by one, not jointly with the others; derive it from units' \
+                         metrics, or simulate"
+                    .into(),
+            });
+        }
+    }
+    let outcomes = dist.iter().map(|(s, &p)| {
+        let mut row = vec![0; derived.builtins()];
+        for (u, slot) in s.iter().zip(row.chunks_exact_mut(UnitMetrics::LEN)) {
+            unit_metrics(u).write(slot);
+        }
+        (row, p)
+    });
+    derived_pmfs(derived, outcomes, at)
+}
+
+/// The exact pmfs of `derived`'s metrics over `outcomes`: each a row of the built-in metrics
+/// with its probability (the joint law), the derived values computed on every row.
+fn derived_pmfs(
+    derived: &Derived,
+    outcomes: impl Iterator<Item = (Vec<i64>, f64)>,
+    at: &str,
+) -> Result<Vec<Metric>, Refusal> {
+    let count = derived.metrics().count();
+    let mut pmfs: Vec<BTreeMap<i64, f64>> = vec![BTreeMap::new(); count];
+    for (mut row, p) in outcomes {
+        row.resize(derived.builtins() + count, 0);
+        if let Err(j) = derived.evaluate(&mut row) {
+            let (name, text) = derived
+                .metrics()
+                .nth(j)
+                .map_or((String::new(), String::new()), |(n, e)| {
+                    (n.to_string(), e.text().to_string())
+                });
+            return Err(Refusal::Derived {
+                at: at.to_string(),
+                name,
+                text,
+                reason: format!(
+                    "on some outcome its arithmetic leaves the whole numbers from {} to {}",
+                    i64::MIN,
+                    i64::MAX
+                ),
+            });
+        }
+        for (pmf, &v) in pmfs.iter_mut().zip(&row[derived.builtins()..]) {
+            add(pmf, v, p);
+        }
+    }
+    Ok(derived
+        .metrics()
+        .zip(pmfs)
+        .map(|((name, _), pmf)| (name.to_string(), normalised(pmf)))
+        .collect())
 }
 
 /// The exact distributions of every metric of an engagement scenario, in the order `run`
@@ -187,6 +283,7 @@ pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Ref
     let mut pmfs: Vec<BTreeMap<i64, f64>> = vec![BTreeMap::new(); names.len()];
     let schedule = Schedule::new(e);
     let mut values = Vec::with_capacity(names.len());
+    let mut rows = Vec::new();
     for ((s, declared, rounds), &p) in &ended {
         engagement::end_values(&schedule, s, *rounds, &mut values);
         for (counts, commands) in declared.iter().zip(&named) {
@@ -196,11 +293,19 @@ pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Ref
         for (pmf, &v) in pmfs.iter_mut().zip(&values) {
             add(pmf, v, p);
         }
+        // Every ended state is one joint outcome of all the metrics.
+        if scenario.derived(0).is_some() {
+            rows.push((values.clone(), p));
+        }
     }
-    Ok(names
+    let mut out: Vec<Metric> = names
         .into_iter()
         .zip(pmfs.into_iter().map(normalised))
-        .collect())
+        .collect();
+    if let Some(derived) = scenario.derived(0) {
+        out.extend(derived_pmfs(derived, rows.into_iter(), at)?);
+    }
+    Ok(out)
 }
 
 /// The refusal for `why`, with `more` after the reason.
