@@ -1509,16 +1509,25 @@ impl<'t> Parser<'t> {
             format!("expected `and`, `or` or `)`, found {}", self.describe(t))
         } else {
             format!(
-                "expected `and` or `or` before {}, or the end of the condition",
-                self.describe(t)
+                "expected `and` or `or` before {}, or the end of the {}",
+                self.describe(t),
+                self.kind()
             )
         };
         (span.0, span.1, message)
     }
 
+    /// What the text is, as messages call it.
+    fn kind(&self) -> &'static str {
+        match self.metrics {
+            None => "condition",
+            Some(_) => "expression",
+        }
+    }
+
     fn describe(&self, t: Token) -> String {
         match t.tok {
-            Tok::End => "the end of the condition".to_string(),
+            Tok::End => format!("the end of the {}", self.kind()),
             _ => format!("`{}`", self.shown(t)),
         }
     }

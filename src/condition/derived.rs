@@ -79,6 +79,28 @@ impl Derived {
         self.builtins
     }
 
+    /// The built-in metrics (indices into the row) derived metric `j` reads, directly or
+    /// through other derived metrics, ascending.
+    pub fn builtin_inputs(&self, j: usize) -> Vec<usize> {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![j];
+        let mut out = BTreeSet::new();
+        while let Some(k) = todo.pop() {
+            if !seen.insert(k) {
+                continue;
+            }
+            for i in self.metrics[k].1.inputs() {
+                match i.checked_sub(self.builtins) {
+                    Some(d) => todo.push(d),
+                    None => {
+                        out.insert(i);
+                    }
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
     /// Computes every derived metric of `row` (the built-in values, then one slot per
     /// derived metric) in place. On overflow, returns the index (in file order) of the first
     /// derived metric whose arithmetic left `i64`; the slots not yet computed are left as
