@@ -478,9 +478,7 @@ impl Count {
     /// 0..=[`COUNT_MAX`], or `None` when some step of its evaluation could leave `i64`.
     /// Metrics have no known bound and are never asked here (conditions name none).
     fn range(&self) -> Option<(i64, i64)> {
-        let fits = |lo: i128, hi: i128| {
-            Some((i64::try_from(lo).ok()?, i64::try_from(hi).ok()?))
-        };
+        let fits = |lo: i128, hi: i128| Some((i64::try_from(lo).ok()?, i64::try_from(hi).ok()?));
         match self {
             Count::Alive | Count::Missing | Count::Size | Count::Round | Count::Damaged => {
                 Some((0, i64::from(COUNT_MAX)))
@@ -507,9 +505,8 @@ impl Count {
                     let corners = [lo, hi]
                         .into_iter()
                         .flat_map(|p| [a, b].map(|q| i128::from(p) * i128::from(q)));
-                    let (l, h) = corners.fold((i128::MAX, i128::MIN), |(l, h), v| {
-                        (l.min(v), h.max(v))
-                    });
+                    let (l, h) =
+                        corners.fold((i128::MAX, i128::MIN), |(l, h), v| (l.min(v), h.max(v)));
                     (lo, hi) = fits(l, h)?;
                 }
                 Some((lo, hi))
@@ -1203,7 +1200,11 @@ impl<'t> Parser<'t> {
         } else {
             format!("`{function}(alive - 3)`")
         };
-        let takes = if arity == 2 { "two numbers" } else { "one number" };
+        let takes = if arity == 2 {
+            "two numbers"
+        } else {
+            "one number"
+        };
         if self.tok.tok != Tok::Open {
             return Err((
                 name.start,
@@ -1988,7 +1989,12 @@ mod tests {
             ("min(alive) > 1", 9, 1, "`min` takes two numbers"),
             ("abs(alive, 1) > 1", 9, 1, "`abs` takes one number"),
             ("max > 1", 0, 3, "`max` takes two numbers in parentheses"),
-            ("min(alive, in_range) > 1", 11, 8, "`in_range` is true or false"),
+            (
+                "min(alive, in_range) > 1",
+                11,
+                8,
+                "`in_range` is true or false",
+            ),
             ("alive + in_range > 1", 8, 8, "`in_range` is true or false"),
             ("alive + 1", 0, 9, "`alive + 1` is a number"),
             ("abs(alive", 3, 1, "never closed"),
@@ -2428,12 +2434,21 @@ mod tests {
             size: COUNT_MAX,
             ..table()
         };
-        assert!(holds("alive * alive * alive * 9 > size * size * size * 8", &mut big));
+        assert!(holds(
+            "alive * alive * alive * 9 > size * size * size * 8",
+            &mut big
+        ));
     }
 
     #[test]
     fn expressions_over_metrics_by_hand() {
-        let names = ["blue.alive", "red.alive", "blue.won", "red-guard.lost", "3rd.alive"];
+        let names = [
+            "blue.alive",
+            "red.alive",
+            "blue.won",
+            "red-guard.lost",
+            "3rd.alive",
+        ];
         let row = [7i64, 3, 1, 2, 5];
         let value = |text: &str| Expression::parse(text, &names).unwrap().value(|i| row[i]);
         assert_eq!(value("blue.alive - red.alive"), Some(4));
@@ -2443,14 +2458,20 @@ mod tests {
         assert_eq!(value("blue.won and red.alive <= 3"), Some(1));
         assert_eq!(value("blue.won and red.alive < 3"), Some(0));
         assert_eq!(value("not blue.won or red.alive"), Some(1));
-        assert_eq!(value("(blue.alive > red.alive) + (blue.won == 1) * 10"), Some(11));
+        assert_eq!(
+            value("(blue.alive > red.alive) + (blue.won == 1) * 10"),
+            Some(11)
+        );
         assert_eq!(value("max(0, red.alive - blue.alive)"), Some(0));
         assert_eq!(value("-9223372036854775807 - blue.won"), Some(i64::MIN));
         assert_eq!(value("-9223372036854775807 - blue.won - 1"), None);
         assert_eq!(value("abs(-9223372036854775807 - blue.won)"), None);
         assert_eq!(value("9223372036854775807 * blue.won"), Some(i64::MAX));
         // `and` stops before an overflowing operand that cannot change the answer.
-        assert_eq!(value("red.alive > 5 and 9223372036854775807 + 1 > 0"), Some(0));
+        assert_eq!(
+            value("red.alive > 5 and 9223372036854775807 + 1 > 0"),
+            Some(0)
+        );
         let e = Expression::parse("blue.alive + 9223372036854775808", &names).unwrap_err();
         assert!(e.message.contains("too large"), "{e}");
         let e = Expression::parse("red.alvie", &names).unwrap_err();
@@ -2460,7 +2481,10 @@ mod tests {
              mean `red.alive`? (the metrics are: blue.alive, red.alive, blue.won, \
              red-guard.lost, 3rd.alive)"
         );
-        assert!(Expression::parse("", &names).unwrap_err().message.contains("empty"));
+        assert!(Expression::parse("", &names)
+            .unwrap_err()
+            .message
+            .contains("empty"));
     }
 
     #[test]

@@ -68,11 +68,12 @@ pub enum Error {
     /// A derived metric's arithmetic left `i64` in some trial: its value would be wrong, so
     /// nothing is written.
     #[error(
-        "{file}: key `metrics.{name}`: `{text}` left the whole numbers from {min} to {max} in \
-         some trial, so its value cannot be counted; nothing was written. Scale it down (for \
-         instance compare instead of multiplying) so that it stays within that range",
-        min = i64::MIN,
-        max = i64::MAX
+        "{file}: key `metrics.{name}`: `{text}` left the range a derived metric may take \
+         (-{max} to {max}, or its arithmetic passed {big}) in some trial, so its value cannot \
+         be counted; nothing was written. Scale it down (for instance compare instead of \
+         multiplying) so that it stays within that range",
+        max = crate::condition::derived::VALUE_MAX,
+        big = i64::MAX
     )]
     Overflow {
         file: String,

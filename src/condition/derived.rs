@@ -11,6 +11,12 @@
 use super::{Expression, RESERVED};
 use std::collections::BTreeSet;
 
+/// The largest magnitude a derived metric's value may have: 2^32. Histograms sum the squares
+/// of values exactly in 128 bits, and (2^32)^2 times the most trials a run may have (2^63)
+/// is 2^127, so every statistic of a derived metric stays exact. Arithmetic in between runs
+/// over all of `i64`, checked.
+pub const VALUE_MAX: i64 = 1 << 32;
+
 /// The derived metrics of one arm, parsed and ordered.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Derived {
@@ -34,7 +40,10 @@ impl Derived {
     /// the metrics `builtins`. Refuses a name that is not a plain word, is reserved or is a
     /// built-in metric, an expression that does not parse over the built-in and derived
     /// names, and derived metrics that read each other in a cycle.
-    pub fn parse(entries: &[(String, String)], builtins: &[String]) -> Result<Derived, DerivedError> {
+    pub fn parse(
+        entries: &[(String, String)],
+        builtins: &[String],
+    ) -> Result<Derived, DerivedError> {
         let names: Vec<&str> = builtins
             .iter()
             .map(String::as_str)
@@ -103,12 +112,17 @@ impl Derived {
 
     /// Computes every derived metric of `row` (the built-in values, then one slot per
     /// derived metric) in place. On overflow, returns the index (in file order) of the first
-    /// derived metric whose arithmetic left `i64`; the slots not yet computed are left as
-    /// they were. Allocates nothing.
+    /// derived metric whose arithmetic left `i64` or whose value lies beyond +-[`VALUE_MAX`];
+    /// the slots not yet computed are left as they were. Allocates nothing.
     pub fn evaluate(&self, row: &mut [i64]) -> Result<(), usize> {
         for &j in &self.order {
-            let value = self.metrics[j].1.value(|i| row[i]).ok_or(j)?;
-            row[self.builtins + j] = value;
+            let value = self.metrics[j].1.value(|i| row[i]);
+            match value {
+                Some(v) if v.unsigned_abs() <= VALUE_MAX.unsigned_abs() => {
+                    row[self.builtins + j] = v
+                }
+                _ => return Err(j),
+            }
         }
         Ok(())
     }
@@ -121,7 +135,10 @@ fn check_name(name: &str, builtins: &[String]) -> Result<(), String> {
             "`{name}` is already a metric of this scenario; a derived metric needs a new name"
         ));
     }
-    let word = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let word = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.len() <= crate::config::limits::MAX_NAME
         && name
             .chars()
@@ -247,24 +264,32 @@ mod tests {
             &builtins(),
         )
         .unwrap();
+        // 3,037,000,500^2 passes i64::MAX; 65,537^2 passes 2^32; 65,536^2 is 2^32.
         let mut row = [1, 3_037_000_500, 0, 0, 0];
         assert_eq!(d.evaluate(&mut row), Err(1));
-        let mut row = [i64::MAX, 1, 0, 0, 0];
+        let mut row = [VALUE_MAX, 1, 0, 0, 0];
         assert_eq!(d.evaluate(&mut row), Err(0));
-        let mut row = [1, 3_037_000_499, 0, 0, 0];
+        let mut row = [1, 65_537, 0, 0, 0];
+        assert_eq!(d.evaluate(&mut row), Err(1));
+        let mut row = [1, -65_536, 0, 0, 0];
         assert_eq!(d.evaluate(&mut row), Ok(()));
-        assert_eq!(row[4], 3_037_000_499i64 * 3_037_000_499);
+        assert_eq!(row[3..], [2, VALUE_MAX]);
     }
 
     #[test]
     fn bad_entries_are_refused_with_their_name() {
-        let refuse = |list: &[(&str, &str)]| Derived::parse(&entries(list), &builtins()).unwrap_err();
+        let refuse =
+            |list: &[(&str, &str)]| Derived::parse(&entries(list), &builtins()).unwrap_err();
         let e = refuse(&[("m", "blue.alvie - red.alive")]);
         assert_eq!(e.name, "m");
         assert!(e.message.contains("bad expression:\n    blue.alvie - red.alive\n    ^^^^^^^^^^ unknown metric `blue.alvie`; did you mean `blue.alive`?"), "{}", e.message);
         let e = refuse(&[("a", "b + 1"), ("b", "c"), ("c", "b * 2")]);
         assert_eq!(e.name, "b");
-        assert!(e.message.contains("cycle: `b` -> `c` -> `b`"), "{}", e.message);
+        assert!(
+            e.message.contains("cycle: `b` -> `c` -> `b`"),
+            "{}",
+            e.message
+        );
         let e = refuse(&[("a", "a + 1")]);
         assert!(e.message.contains("reads itself"), "{}", e.message);
         let e = refuse(&[("blue.alive", "1")]);
@@ -272,7 +297,11 @@ mod tests {
         let e = refuse(&[("a.b", "1")]);
         assert!(e.message.contains("cannot name a metric"), "{}", e.message);
         let e = refuse(&[("min", "1")]);
-        assert!(e.message.contains("word of the expression grammar"), "{}", e.message);
+        assert!(
+            e.message.contains("word of the expression grammar"),
+            "{}",
+            e.message
+        );
         let e = Derived::parse(&entries(&[("x", "1")]), &["x".to_string()]).unwrap_err();
         assert!(e.message.contains("already a metric"), "{}", e.message);
         let e = refuse(&[("m", "blue.alive / 2")]);

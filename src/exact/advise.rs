@@ -545,8 +545,8 @@ fn values_at_ends(
             d.evaluate(&mut metrics).map_err(|j| {
                 let (name, text) = d.metrics().nth(j).map_or(("", ""), |(n, e)| (n, e.text()));
                 Why::from(format!(
-                    "the objective's derived metric `{name}` (`{text}`) leaves the whole \
-                     numbers of 64 bits on some outcome"
+                    "the objective's derived metric `{name}` (`{text}`) leaves the range a \
+                     derived metric may take on some outcome"
                 ))
             })?;
         }
@@ -554,9 +554,7 @@ fn values_at_ends(
             at_ends[i * sides + side] = match *o {
                 Objective::Ended(k) => metrics[k] as f64,
                 Objective::Declared(..) => f64::from(end.counts[side]),
-                Objective::Derived(j) => {
-                    metrics[derived.map_or(0, Derived::builtins) + j] as f64
-                }
+                Objective::Derived(j) => metrics[derived.map_or(0, Derived::builtins) + j] as f64,
             };
         }
     }

@@ -198,7 +198,10 @@ fn derived_of_units(
     };
     let units = plan.scenario().units.len() * UnitMetrics::LEN;
     for (name, e) in derived.metrics() {
-        if e.inputs().iter().any(|&i| i >= units && i < derived.builtins()) {
+        if e.inputs()
+            .iter()
+            .any(|&i| i >= units && i < derived.builtins())
+        {
             return Err(Refusal::Derived {
                 at: at.to_string(),
                 name: name.to_string(),
@@ -243,9 +246,10 @@ fn derived_pmfs(
                 name,
                 text,
                 reason: format!(
-                    "on some outcome its arithmetic leaves the whole numbers from {} to {}",
-                    i64::MIN,
-                    i64::MAX
+                    "on some outcome its value leaves the range a derived metric may take \
+                     (-{max} to {max}), or its arithmetic passes {}",
+                    i64::MAX,
+                    max = crate::condition::derived::VALUE_MAX
                 ),
             });
         }

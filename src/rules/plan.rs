@@ -14,8 +14,8 @@ use super::rally::prepared as rally;
 use super::shoot::prepared as shoot;
 use crate::engine::MetricName;
 use crate::geometry::{closest, Point};
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use crate::scenario::{Engagement, Game, Scenario, Step};
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 struct UnitPlan {
     rally: rally::Prepared,

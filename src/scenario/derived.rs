@@ -50,7 +50,10 @@ pub(super) fn derived(
                 } else {
                     String::new()
                 };
-                ctx.invalid(format!("metrics.{}", clip(&e.name)), format!("{arm}{}", e.message))
+                ctx.invalid(
+                    format!("metrics.{}", clip(&e.name)),
+                    format!("{arm}{}", e.message),
+                )
             })
         })
         .collect()

@@ -306,11 +306,7 @@ fn objective(
     let metrics = engagement.metric_names(units);
     // A derived metric may be an objective; its own entry is checked with `[metrics]`.
     let derived = raw.metrics.iter().flat_map(|t| t.keys());
-    let known: Vec<&str> = metrics
-        .iter()
-        .chain(derived)
-        .map(String::as_str)
-        .collect();
+    let known: Vec<&str> = metrics.iter().chain(derived).map(String::as_str).collect();
     for (side, value) in table {
         let key = format!("engagement.objective.{side}");
         let Some(i) = sides.iter().position(|s| s == side) else {

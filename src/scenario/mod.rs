@@ -22,11 +22,11 @@ mod values;
 pub use error::ScenarioError;
 pub use overrides::{parse_setting, Setting};
 
+use crate::condition::derived::Derived;
 use crate::config::limits::{read_text, MAX_FILE_BYTES};
 use crate::config::typed;
 use crate::dice::{Amount, DiceTest};
 use crate::geometry::{Battlefield, Point};
-use crate::condition::derived::Derived;
 use crate::metrics::{EngagementMetrics, SideMetrics, StepMetrics, UnitMetrics};
 use raw::RawFile;
 use std::path::Path;
@@ -392,9 +392,11 @@ impl Scenario {
 /// The metrics of a step list, in the order a trial writes them: each unit's row, then each
 /// step's.
 pub fn step_metric_names(units: &[Unit], steps: &[Step]) -> Vec<String> {
-    let unit_rows = units
-        .iter()
-        .flat_map(|u| UnitMetrics::NAMES.iter().map(move |m| format!("{}.{m}", u.id)));
+    let unit_rows = units.iter().flat_map(|u| {
+        UnitMetrics::NAMES
+            .iter()
+            .map(move |m| format!("{}.{m}", u.id))
+    });
     let step_rows = steps.iter().flat_map(|s| {
         StepMetrics::NAMES
             .iter()
