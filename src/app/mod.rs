@@ -173,7 +173,9 @@ impl Compiled {
                 set.variants
                     .iter()
                     .map(|v| match &v.scenario().game {
-                        Game::Cards(game) => Some(CardPlan::compile(game)),
+                        Game::Cards(game) => {
+                            Some(CardPlan::compile(game).with_derived(v.scenario().derived(0)))
+                        }
                         Game::Steps(_) | Game::Engagement(_) => None,
                     })
                     .collect::<Option<_>>()
@@ -235,8 +237,12 @@ impl Compiled {
             Compiled::Designs(j) => go(j.as_ref(), set, spec, monitor, from, between),
             Compiled::Cards(j) => go(j.as_ref(), set, spec, monitor, from, between),
         }?;
-        let overflowed = self.battle_arms().into_iter().flatten().flatten();
-        if let Some((name, text)) = overflowed.filter_map(Plan::overflowed).min() {
+        let battles = self.battle_arms().into_iter().flatten().flatten();
+        let mut overflowed: Vec<(String, String)> = battles.filter_map(Plan::overflowed).collect();
+        if let Compiled::Cards(j) = self {
+            overflowed.extend(j.parts().iter().filter_map(CardPlan::overflowed));
+        }
+        if let Some((name, text)) = overflowed.into_iter().min() {
             return Err(Error::Overflow {
                 file: set.file.clone(),
                 name,

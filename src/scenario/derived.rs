@@ -3,7 +3,7 @@
 
 use super::error::Context;
 use super::{Game, Scenario, ScenarioError};
-use crate::condition::derived::Derived;
+use crate::condition::derived::{Derived, DerivedError};
 use crate::config::suggest::clip;
 
 /// The derived metrics of each arm of `scenario` (none without `[metrics]`).
@@ -30,12 +30,18 @@ pub(super) fn derived(
         };
         entries.push((name.clone(), text.to_string()));
     }
-    if let Game::Cards(_) = scenario.game {
-        return Err(ctx.invalid(
-            "metrics",
-            "derived metrics are computed from a step list's or an engagement's metrics; a \
-             card game's `[metrics]` is not supported (compute from its tables instead)",
-        ));
+    let fail = |arm: String, e: DerivedError| {
+        ctx.invalid(
+            format!("metrics.{}", clip(&e.name)),
+            format!("{arm}{}", e.message),
+        )
+    };
+    if let Game::Cards(game) = &scenario.game {
+        // Every arm (pair of orderings) writes the same block of metrics.
+        let builtins = crate::cards::plan::metric_names(game);
+        return Ok(vec![
+            Derived::parse(&entries, &builtins).map_err(|e| fail(String::new(), e))?
+        ]);
     }
     let ids = scenario.choice_ids();
     let several = ids.len() > 1;
@@ -50,10 +56,7 @@ pub(super) fn derived(
                 } else {
                     String::new()
                 };
-                ctx.invalid(
-                    format!("metrics.{}", clip(&e.name)),
-                    format!("{arm}{}", e.message),
-                )
+                fail(arm, e)
             })
         })
         .collect()

@@ -340,7 +340,8 @@ pub struct Scenario {
     pub units: Vec<Unit>,
     pub game: Game,
     /// The `[metrics]` of each arm, in [`Scenario::choice_ids`] order (one per step list, or
-    /// the engagement's one; none for a card game). Empty when the file has no `[metrics]`.
+    /// the engagement's one; one for every arm of a card game, which all write the same
+    /// metrics). Empty when the file has no `[metrics]`.
     pub derived: Vec<Derived>,
 }
 

@@ -394,3 +394,45 @@ fn the_shipped_margin_objective_advises_as_its_comment_says() {
         assert_eq!(best(size), option, "raiders {size}");
     }
 }
+
+#[test]
+fn card_games_derive_from_their_scores_trial_by_trial() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("configs/cards-random.toml")
+        .unwrap()
+        .replace(
+            "\"cards/",
+            &format!("\"{}/configs/cards/", env!("CARGO_MANIFEST_DIR")),
+        )
+        + r#"
+[metrics]
+margin = "A.score - B.score"
+one = "(A.score > B.score) + (A.score < B.score) + (A.score == B.score)"
+"#;
+    let file = write(tmp.path(), "cards.toml", &text);
+    let dir = |n: &str| tmp.path().join(n).to_str().unwrap().to_string();
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = vec!["run", &file, "--trials", "150000", "--seed", "3", "--quiet"];
+        args.extend(extra);
+        args.extend(["--out", out]);
+        ok(&args);
+    };
+    run(&dir("one"), &["--threads", "1"]);
+    run(&dir("two"), &["--threads", "2"]);
+    let rows = common::csv_rows(&tmp.path().join("one/summary.csv"));
+    let mean = |m: &str| -> f64 {
+        rows.iter().find(|r| r["metric"] == m).unwrap()["mean"]
+            .parse()
+            .unwrap()
+    };
+    // Per trial the margin is the difference of the scores, so its mean is the difference of
+    // their means; exactly one of >, <, == holds in every trial.
+    assert!((mean("margin") - (mean("A.score") - mean("B.score"))).abs() < 1e-9);
+    let one = rows.iter().find(|r| r["metric"] == "one").unwrap();
+    assert_eq!((one["min"].as_str(), one["max"].as_str()), ("1", "1"));
+    for table in ["summary.csv", "distribution.csv"] {
+        let a = std::fs::read(tmp.path().join("one").join(table)).unwrap();
+        let b = std::fs::read(tmp.path().join("two").join(table)).unwrap();
+        assert!(a == b, "{table} depends on the thread count");
+    }
+}
