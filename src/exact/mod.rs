@@ -78,8 +78,8 @@ pub enum Refusal {
     /// at all, where another refusal leaves the scenario to simulation.
     #[error(transparent)]
     Advice(Box<Refusal>),
-    /// A derived metric (`[metrics]`) the exact engine cannot compute: it overflows on some
-    /// outcome, or it reads a step's metric, whose joint law with the rest is not kept.
+    /// A derived metric (`[metrics]`) the exact engine cannot compute: its value leaves the
+    /// range a derived metric may take on some outcome.
     #[error("{at}key `metrics.{name}` (`{text}`): {reason}")]
     Derived {
         at: String,
@@ -106,11 +106,15 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
         .iter()
         .map(|u| UnitState::starting(u.alive()))
         .collect();
-    let mut dist: Dist<State> = Dist::new();
-    add(&mut dist, start, 1.0);
+    // Beside each state, the values of the step metrics derived metrics read (usually none),
+    // so that they are computed from the joint law.
+    let arm = choice_index(plan, choice);
+    let kept = kept_step_metrics(plan, arm);
+    let mut dist: Dist<(State, Vec<i64>)> = Dist::new();
+    add(&mut dist, (start, vec![0; kept.len()]), 1.0);
     let mut round = choice.steps.first().map_or(1, |s| s.round);
     let mut step_pmfs = Vec::new();
-    for step in &choice.steps {
+    for (index, step) in choice.steps.iter().enumerate() {
         let refuse = |reason: String| Refusal::Step {
             at: at.clone(),
             step: step.id.clone(),
@@ -120,22 +124,28 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
         if step.round != round {
             // Tokens and restrictions last until the end of the round.
             let mut cleared = Dist::new();
-            for (mut s, p) in dist {
+            for ((mut s, values), p) in dist {
                 for u in &mut s {
                     u.restrictions = 0;
                     u.token = false;
                 }
-                add(&mut cleared, s, p);
+                add(&mut cleared, (s, values), p);
             }
             dist = cleared;
             round = step.round;
         }
-        let mut next: Dist<State> = Dist::new();
+        let mut next: Dist<(State, Vec<i64>)> = Dist::new();
         let mut metrics: [BTreeMap<i64, f64>; StepMetrics::LEN] = Default::default();
-        for (s, p) in &dist {
+        for ((s, values), p) in &dist {
             ctx.step(s, step, &mut |q, s, m| {
                 let pq = p * q;
-                add(&mut next, s, pq);
+                let mut values = values.clone();
+                for (v, &(k, i)) in values.iter_mut().zip(&kept) {
+                    if k == index {
+                        *v = m.values()[i];
+                    }
+                }
+                add(&mut next, (s, values), pq);
                 for (pmf, v) in metrics.iter_mut().zip(m.values()) {
                     add(pmf, v, pq);
                 }
@@ -147,17 +157,17 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
                 "after it the dynamic programme holds {} distinct states, over the limit of \
                  {MAX_STATES}; {}",
                 next.len(),
-                state::breakdown(next.keys())
+                state::breakdown(next.keys().map(|(s, _)| s))
             )));
         }
         dist = next;
         step_pmfs.push(metrics);
     }
     let mut out = Vec::new();
-    let derived = derived_of_units(plan, choice_index(plan, choice), &dist, &at)?;
+    let derived = derived_of_steps(plan, arm, &kept, &dist, &at)?;
     for (i, u) in scenario.units.iter().enumerate() {
         let mut pmfs: [BTreeMap<i64, f64>; UnitMetrics::LEN] = Default::default();
-        for (s, &p) in &dist {
+        for ((s, _), &p) in &dist {
             let row = unit_metrics(&s[i]);
             for (pmf, v) in pmfs.iter_mut().zip(row.values()) {
                 add(pmf, v, p);
@@ -184,39 +194,47 @@ fn choice_index(plan: &Plan, choice: &Choice) -> usize {
     }
 }
 
+/// The step metrics arm `arm`'s derived metrics read, directly or through each other: (step
+/// index, index in [`StepMetrics`]), in row order.
+fn kept_step_metrics(plan: &Plan, arm: usize) -> Vec<(usize, usize)> {
+    let Some(derived) = plan.scenario().derived(arm) else {
+        return Vec::new();
+    };
+    let units = plan.scenario().units.len() * UnitMetrics::LEN;
+    let read: std::collections::BTreeSet<usize> = (0..derived.metrics().count())
+        .flat_map(|j| derived.builtin_inputs(j))
+        .filter(|&i| i >= units)
+        .collect();
+    read.into_iter()
+        .map(|i| {
+            (
+                (i - units) / StepMetrics::LEN,
+                (i - units) % StepMetrics::LEN,
+            )
+        })
+        .collect()
+}
+
 /// The exact pmfs of arm `arm`'s derived metrics, from the joint law of the units' final
-/// metrics in `dist`. The programme keeps each step's metrics only as a marginal, so a
-/// derived metric that reads one is refused rather than computed from marginals.
-fn derived_of_units(
+/// metrics and the `kept` step metrics in `dist`.
+fn derived_of_steps(
     plan: &Plan,
     arm: usize,
-    dist: &Dist<State>,
+    kept: &[(usize, usize)],
+    dist: &Dist<(State, Vec<i64>)>,
     at: &str,
 ) -> Result<Vec<Metric>, Refusal> {
     let Some(derived) = plan.scenario().derived(arm) else {
         return Ok(Vec::new());
     };
     let units = plan.scenario().units.len() * UnitMetrics::LEN;
-    for (name, e) in derived.metrics() {
-        if e.inputs()
-            .iter()
-            .any(|&i| i >= units && i < derived.builtins())
-        {
-            return Err(Refusal::Derived {
-                at: at.to_string(),
-                name: name.to_string(),
-                text: e.text().to_string(),
-                reason: "it reads a step's metric, and the exact engine keeps a step's metrics \
-                         only one by one, not jointly with the others; derive it from units' \
-                         metrics, or simulate"
-                    .into(),
-            });
-        }
-    }
-    let outcomes = dist.iter().map(|(s, &p)| {
+    let outcomes = dist.iter().map(|((s, values), &p)| {
         let mut row = vec![0; derived.builtins()];
         for (u, slot) in s.iter().zip(row.chunks_exact_mut(UnitMetrics::LEN)) {
             unit_metrics(u).write(slot);
+        }
+        for (&v, &(k, i)) in values.iter().zip(kept) {
+            row[units + k * StepMetrics::LEN + i] = v;
         }
         (row, p)
     });

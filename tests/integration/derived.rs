@@ -436,3 +436,46 @@ one = "(A.score > B.score) + (A.score < B.score) + (A.score == B.score)"
         assert!(a == b, "{table} depends on the thread count");
     }
 }
+
+#[test]
+fn step_metrics_enter_the_exact_engine_jointly() {
+    // Two shots at a one-model target, each killing it with chance 1/2; the second cannot be
+    // declared when the first killed it. Joint law of (step2.ineligible, target.alive):
+    // (1, 0) 1/2 (first shot kills), (0, 0) 1/4 (second kills), (0, 1) 1/4. So the sum is 1
+    // with 3/4 and 0 with 1/4; from the marginals (1/2 and 3/4) taken as independent it would
+    // be 0 with 3/8, 1 with 1/2, 2 with 1/8.
+    let text = common::duel("", "", "")
+        + r#"
+[[step]]
+unit = "masters"
+command = "shoot"
+target = "target"
+round = 2
+[metrics]
+joint = "step2.ineligible + target.alive"
+gone = "target.alive == 0 and step1.resolved == 1"
+"#;
+    let exact = exact_of(&text);
+    let names: Vec<&str> = exact.variants[0]
+        .metrics
+        .iter()
+        .map(|m| m.metric.as_str())
+        .collect();
+    assert!(names.contains(&"step2.ineligible"), "{names:?}");
+    assert_pmf(
+        &pmf(&exact, "target.alive"),
+        &[(0, 0.75), (1, 0.25)],
+        "alive",
+    );
+    assert_pmf(
+        &pmf(&exact, "step2.ineligible"),
+        &[(0, 0.5), (1, 0.5)],
+        "ineligible",
+    );
+    let joint = [(0, 0.25), (1, 0.75)];
+    assert_pmf(&pmf(&exact, "joint"), &joint, "joint");
+    assert_pmf(&pmf(&exact, "gone"), &[(0, 0.25), (1, 0.75)], "gone");
+    let p = plan(&text, false);
+    let g = gather(&p, 100_000, 3, 2);
+    assert_fits(metric(&p, &g, "joint"), &joint, "simulated joint");
+}
