@@ -122,16 +122,7 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
             reason,
         };
         if step.round != round {
-            // Tokens and restrictions last until the end of the round.
-            let mut cleared = Dist::new();
-            for ((mut s, values), p) in dist {
-                for u in &mut s {
-                    u.restrictions = 0;
-                    u.token = false;
-                }
-                add(&mut cleared, (s, values), p);
-            }
-            dist = cleared;
+            dist = new_round(dist);
             round = step.round;
         }
         let mut next: Dist<(State, Vec<i64>)> = Dist::new();
@@ -184,6 +175,20 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
     }
     out.extend(derived);
     Ok(out)
+}
+
+/// `dist` at the start of a new round: tokens and restrictions last until the end of the
+/// round.
+fn new_round<K: Ord>(dist: Dist<(State, K)>) -> Dist<(State, K)> {
+    let mut cleared = Dist::new();
+    for ((mut s, kept), p) in dist {
+        for u in &mut s {
+            u.restrictions = 0;
+            u.token = false;
+        }
+        add(&mut cleared, (s, kept), p);
+    }
+    cleared
 }
 
 /// The index of `choice` among the plan's step lists.
