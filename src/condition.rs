@@ -1,23 +1,39 @@
-//! Order conditions: the `when` text of a unit's order (`missing >= 3 and not enemy_within(1)`),
-//! parsed once at load into a small typed tree, and evaluated against a [`Situation`] at each
-//! activation of each trial.
+//! Order conditions and derived metrics: the `when` text of a unit's order (`missing * 2 >=
+//! size and not enemy_within(1)`) and the expression of a `[metrics]` entry (`blue.alive -
+//! red.alive`), parsed once at load into a small typed tree and evaluated at each activation
+//! (a condition, against a [`Situation`]) or once per trial (an [`Expression`], against the
+//! trial's metric values).
 //!
-//! [`Condition::parse`] reads the text; [`Condition::holds`] answers it; [`ConditionError`]
-//! says what is wrong with bad text, with a caret under the place. The grammar, loosest first:
+//! [`Condition::parse`] and [`Expression::parse`] read the text; [`Condition::holds`] and
+//! [`Expression::value`] answer it; [`ConditionError`] says what is wrong with bad text, with
+//! a caret under the place. The grammar, loosest first:
 //!
 //! ```text
 //! condition  = and ("or" and)*
 //! and        = not ("and" not)*
 //! not        = "not" not | comparison
-//! comparison = primary [("<" | "<=" | ">" | ">=" | "==" | "!=") primary]
-//! primary    = NUMBER | NAME | "enemy_within" "(" NUMBER ")" | "(" condition ")"
+//! comparison = sum [("<" | "<=" | ">" | ">=" | "==" | "!=") sum]
+//! sum        = product (("+" | "-") product)*
+//! product    = unary ("*" unary)*
+//! unary      = "-" unary | primary
+//! primary    = NUMBER | NAME | "enemy_within" "(" NUMBER ")"
+//!            | ("min" | "max") "(" condition "," condition ")" | "abs" "(" condition ")"
+//!            | "(" condition ")"
 //! ```
 //!
-//! There are two types, and they are checked while parsing, so a condition that loads can
-//! always be evaluated: a count (`alive`, `missing`, `size`, `round`, `damaged`, or a whole
-//! number) and a truth (`in_range`, `enemy_within(D)`, a comparison, or `and`/`or`/`not` of
-//! truths). A comparison takes two counts; `and`, `or` and `not` take truths; the whole
-//! condition is a truth.
+//! There are two types, a count (a whole number) and a truth. In a condition they are checked
+//! while parsing, so a condition that loads can always be evaluated: a count is `alive`,
+//! `missing`, `size`, `round`, `damaged`, a whole number, or arithmetic of counts; a truth is
+//! `in_range`, `enemy_within(D)`, a comparison of two counts, or `and`/`or`/`not` of truths,
+//! and the whole condition is a truth. In an expression the names are the trial's metrics, and
+//! the two types convert as a designer expects: a count is true when it is not 0, a truth is
+//! the count 1 or 0 (`blue.won and engagement.rounds <= 3` is 1 or 0 per trial).
+//!
+//! No value wraps. Arithmetic is checked; a condition is refused at load when some value of
+//! its counts (each at most [`COUNT_MAX`]) could take it past the range of `i64`, so a
+//! condition that loads never overflows. A metric's values have no bound the parser knows, so
+//! [`Expression::value`] says `None` when a trial's arithmetic overflows and the caller stops
+//! the run naming the metric.
 //!
 //! The parser is written by hand (recursive descent over a lazy tokenizer) rather than
 //! generated or taken from a crate: the grammar is a handful of rules, and owning each step is
@@ -25,24 +41,39 @@
 //! is a number: compare it) and recognise habits from other languages (`&&`, `=`, `AND`).
 //! Tokens are read on demand, so the first error from the left is the one reported.
 //!
-//! Evaluation walks the tree and allocates nothing. `and` and `or` are n-ary nodes (a chain
-//! `a and b and c` is one node), which keeps the tree shallow however long the chain;
-//! parentheses and `not` are what deepen it, and they are limited to [`MAX_DEPTH`], so no
-//! input can overflow the stack while parsing, evaluating, printing or dropping a condition.
+//! Evaluation walks the tree and allocates nothing. `and`, `or`, sums and products are n-ary
+//! nodes (a chain `a and b and c` is one node), which keeps the tree shallow however long the
+//! chain; parentheses, `not`, unary `-` and function calls are what deepen it, and they are
+//! limited to [`MAX_DEPTH`], so no input can overflow the stack while parsing, evaluating,
+//! printing or dropping a tree.
 
-use crate::config::suggest::distance;
+use crate::config::suggest::{distance, nearest};
 use std::fmt;
 use std::str::FromStr;
 
-/// How deeply parentheses and `not` may nest.
+pub mod derived;
+
+/// How deeply parentheses, `not`, unary `-` and function calls may nest.
 pub const MAX_DEPTH: usize = 64;
+
+/// The largest value a count of a [`Situation`] takes: the scenario limits keep `size` (and so
+/// `alive` and `missing`) at most 100,000, `round` at most 1,000 and a model's HP (so
+/// `damaged`) at most 1,000,000. Conditions are checked for overflow against it.
+pub const COUNT_MAX: u32 = 1_000_000;
 
 /// The most characters of a condition an error message quotes; longer text is shown as a
 /// window around the error.
 const QUOTE_WIDTH: usize = 80;
 
 /// The names a condition may use, as error messages list them.
-const ALLOWED: &str = "alive, missing, size, round, damaged, enemy_within(D), in_range";
+const ALLOWED: &str =
+    "alive, missing, size, round, damaged, enemy_within(D), in_range, min(a, b), max(a, b), abs(a)";
+
+/// The functions both dialects know, with how many arguments each takes.
+const FUNCTIONS: [(&str, usize); 3] = [("min", 2), ("max", 2), ("abs", 1)];
+
+/// Words that cannot name a derived metric: the keywords and the functions.
+pub const RESERVED: [&str; 6] = ["and", "or", "not", "min", "max", "abs"];
 
 /// What a condition asks of the unit whose order it guards, and of the table around it.
 ///
@@ -75,6 +106,14 @@ pub struct Condition {
     tree: Truth,
 }
 
+/// A parsed derived-metric expression: a whole number per trial, computed from the trial's
+/// metric values, named by their index in the list [`Expression::parse`] was given.
+#[derive(Clone, Debug)]
+pub struct Expression {
+    text: String,
+    tree: Count,
+}
+
 /// A truth-valued node.
 #[derive(Clone, Debug, PartialEq)]
 enum Truth {
@@ -86,17 +125,38 @@ enum Truth {
     Compare(Count, Comparison, Count),
     EnemyWithin(f64),
     InRange,
+    /// A count read as a truth (expressions only): true when not 0.
+    NonZero(Count),
 }
 
 /// A count-valued node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 enum Count {
     Alive,
     Missing,
     Size,
     Round,
     Damaged,
-    Literal(u32),
+    /// Written without a sign; `-3` is `Neg(Literal(3))`.
+    Literal(i64),
+    /// A metric of the trial (expressions only): its index in the names given, and its name.
+    Metric(u32, Box<str>),
+    /// At least two terms added or subtracted left to right; the first is added.
+    Sum(Box<[(Sign, Count)]>),
+    /// At least two factors multiplied left to right.
+    Product(Box<[Count]>),
+    Neg(Box<Count>),
+    Min(Box<[Count; 2]>),
+    Max(Box<[Count; 2]>),
+    Abs(Box<Count>),
+    /// A truth read as a count (expressions only): 1 or 0.
+    Of(Box<Truth>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sign {
+    Plus,
+    Minus,
 }
 
 /// A comparison operator.
@@ -110,17 +170,76 @@ enum Comparison {
     Ne,
 }
 
+/// What evaluation reads: a situation's counts and geometry, or a trial's metrics.
+trait Env {
+    /// The value of a named count (`Alive` to `Damaged`).
+    fn count(&mut self, name: &Count) -> i64;
+    fn metric(&mut self, index: u32) -> i64;
+    fn enemy_within(&mut self, inches: f64) -> bool;
+    fn in_range(&mut self) -> bool;
+}
+
+/// A situation as an [`Env`]; it has no metrics (conditions name none).
+struct Asked<'s, S: ?Sized>(&'s mut S);
+
+impl<S: Situation + ?Sized> Env for Asked<'_, S> {
+    fn count(&mut self, name: &Count) -> i64 {
+        let s = &mut *self.0;
+        i64::from(match name {
+            Count::Alive => s.alive(),
+            // A unit never has more models than it started with; saturate anyway so a
+            // misbehaving situation cannot make a condition panic.
+            Count::Missing => {
+                let size = s.size();
+                size.saturating_sub(s.alive())
+            }
+            Count::Size => s.size(),
+            Count::Round => s.round(),
+            Count::Damaged => s.damaged(),
+            _ => 0,
+        })
+    }
+    fn metric(&mut self, _: u32) -> i64 {
+        0
+    }
+    fn enemy_within(&mut self, inches: f64) -> bool {
+        self.0.enemy_within(inches)
+    }
+    fn in_range(&mut self) -> bool {
+        self.0.in_range()
+    }
+}
+
+/// A trial's metrics as an [`Env`]; it has no situation (expressions name none).
+struct Metrics<F>(F);
+
+impl<F: FnMut(usize) -> i64> Env for Metrics<F> {
+    fn count(&mut self, _: &Count) -> i64 {
+        0
+    }
+    fn metric(&mut self, index: u32) -> i64 {
+        (self.0)(index as usize)
+    }
+    fn enemy_within(&mut self, _: f64) -> bool {
+        false
+    }
+    fn in_range(&mut self) -> bool {
+        false
+    }
+}
+
 impl Condition {
     /// Parses and type-checks a condition (see the module documentation for the grammar).
     ///
     /// Names and keywords are lower case; whitespace may separate any two tokens. Counts are
     /// compared with whole numbers up to `u32::MAX`; the distance of `enemy_within` is a
-    /// non-negative number of inches, decimals allowed.
+    /// non-negative number of inches, decimals allowed. Arithmetic that some counts up to
+    /// [`COUNT_MAX`] could take past the range of `i64` is refused.
     ///
     /// ```
     /// use rollcall::condition::Condition;
-    /// let c = Condition::parse("missing>=3 and not(enemy_within(1.5))").unwrap();
-    /// assert_eq!(c.to_string(), "missing >= 3 and not enemy_within(1.5)");
+    /// let c = Condition::parse("missing*2>=size and not(enemy_within(1.5))").unwrap();
+    /// assert_eq!(c.to_string(), "missing * 2 >= size and not enemy_within(1.5)");
     /// let e = Condition::parse("alive and in_range").unwrap_err();
     /// assert_eq!((e.offset, e.len), (0, 5));
     /// ```
@@ -130,8 +249,9 @@ impl Condition {
             offset,
             len,
             message,
+            kind: "condition",
         };
-        let mut parser = Parser::new(text).map_err(fail)?;
+        let mut parser = Parser::new(text, None).map_err(fail)?;
         let tree = parser.condition().map_err(fail)?;
         Ok(Condition {
             text: text.to_string(),
@@ -151,12 +271,76 @@ impl Condition {
     /// (counts) before geometric ones (`enemy_within`, `in_range`) to spare the geometry.
     /// Allocates nothing. `S` may be unsized, so a `&mut dyn Situation` works too.
     pub fn holds<S: Situation + ?Sized>(&self, situation: &mut S) -> bool {
-        self.tree.holds(situation)
+        // Parsing refused every condition whose arithmetic could overflow with counts up to
+        // COUNT_MAX, so `None` needs a situation beyond the scenario limits; it reads as false
+        // rather than as a wrapped number.
+        self.tree.holds(&mut Asked(situation)).unwrap_or(false)
+    }
+}
+
+impl Expression {
+    /// Parses a derived metric's expression over the metrics `names` (see the module
+    /// documentation for the grammar). A metric is named as the tables name it; a name with a
+    /// `-` in it is read whole when it is a metric, so write spaces around a subtraction.
+    ///
+    /// ```
+    /// use rollcall::condition::Expression;
+    /// let names = ["blue.alive", "red.alive", "blue.won"];
+    /// let e = Expression::parse("max(0, blue.alive-red.alive) * 2", &names).unwrap();
+    /// assert_eq!(e.to_string(), "max(0, blue.alive - red.alive) * 2");
+    /// assert_eq!(e.value(|i| [7, 3, 1][i]), Some(8));
+    /// assert_eq!(e.inputs(), [0, 1]);
+    /// let won = Expression::parse("blue.won and red.alive <= 3", &names).unwrap();
+    /// assert_eq!(won.value(|i| [7, 3, 1][i]), Some(1));
+    /// let e = Expression::parse("blue.alvie", &names).unwrap_err();
+    /// assert!(e.message.contains("did you mean `blue.alive`?"));
+    /// ```
+    pub fn parse(text: &str, names: &[&str]) -> Result<Expression, ConditionError> {
+        let fail = |(offset, len, message)| ConditionError {
+            text: text.to_string(),
+            offset,
+            len,
+            message,
+            kind: "expression",
+        };
+        let mut parser = Parser::new(text, Some(names)).map_err(fail)?;
+        let tree = parser.expression().map_err(fail)?;
+        Ok(Expression {
+            text: text.to_string(),
+            tree,
+        })
+    }
+
+    /// The text the expression was parsed from, as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The value for a trial whose metric `i` (an index into the names given to
+    /// [`Expression::parse`]) is `metric(i)`, or `None` when the arithmetic overflows `i64`.
+    /// `and` and `or` stop at the first operand that decides them. Allocates nothing.
+    pub fn value(&self, metric: impl FnMut(usize) -> i64) -> Option<i64> {
+        self.tree.value(&mut Metrics(metric))
+    }
+
+    /// The indices of the metrics the expression reads, ascending, each once.
+    pub fn inputs(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.tree.metrics(&mut out);
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 }
 
 impl PartialEq for Condition {
     fn eq(&self, other: &Condition) -> bool {
+        self.tree == other.tree
+    }
+}
+
+impl PartialEq for Expression {
+    fn eq(&self, other: &Expression) -> bool {
         self.tree == other.tree
     }
 }
@@ -176,19 +360,45 @@ impl fmt::Display for Condition {
     }
 }
 
-impl Truth {
-    fn holds<S: Situation + ?Sized>(&self, s: &mut S) -> bool {
-        match self {
-            Truth::All(xs) => xs.iter().all(|x| x.holds(s)),
-            Truth::Any(xs) => xs.iter().any(|x| x.holds(s)),
-            Truth::Not(x) => !x.holds(s),
-            Truth::Compare(a, op, b) => {
-                let a = a.value(s);
-                op.holds(a, b.value(s))
-            }
-            Truth::EnemyWithin(d) => s.enemy_within(*d),
-            Truth::InRange => s.in_range(),
+impl fmt::Display for Expression {
+    /// The canonical text, as for a condition.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.tree {
+            Count::Of(t) => write!(f, "{t}"),
+            c => write!(f, "{c}"),
         }
+    }
+}
+
+impl Truth {
+    /// Whether the truth holds, or `None` when arithmetic in it overflows.
+    fn holds<E: Env + ?Sized>(&self, e: &mut E) -> Option<bool> {
+        Some(match self {
+            Truth::All(xs) => {
+                for x in xs.iter() {
+                    if !x.holds(e)? {
+                        return Some(false);
+                    }
+                }
+                true
+            }
+            Truth::Any(xs) => {
+                for x in xs.iter() {
+                    if x.holds(e)? {
+                        return Some(true);
+                    }
+                }
+                false
+            }
+            Truth::Not(x) => !x.holds(e)?,
+            Truth::Compare(a, op, b) => {
+                let a = a.value(e)?;
+                op.holds(a, b.value(e)?)
+            }
+            Truth::EnemyWithin(d) => e.enemy_within(*d),
+            Truth::InRange => e.in_range(),
+            Truth::NonZero(c) => c.value(e)? != 0,
+        })
     }
 
     /// Joins `parts` with `and` (`all`) or `or`, flattening operands of the same kind so the
@@ -208,22 +418,141 @@ impl Truth {
             Truth::Any(flat.into_boxed_slice())
         }
     }
+
+    fn metrics(&self, out: &mut Vec<usize>) {
+        match self {
+            Truth::All(xs) | Truth::Any(xs) => xs.iter().for_each(|x| x.metrics(out)),
+            Truth::Not(x) => x.metrics(out),
+            Truth::Compare(a, _, b) => {
+                a.metrics(out);
+                b.metrics(out);
+            }
+            Truth::NonZero(c) => c.metrics(out),
+            Truth::EnemyWithin(_) | Truth::InRange => {}
+        }
+    }
 }
 
 impl Count {
-    fn value<S: Situation + ?Sized>(self, s: &mut S) -> u32 {
+    /// The value, or `None` when the arithmetic overflows `i64`.
+    fn value<E: Env + ?Sized>(&self, e: &mut E) -> Option<i64> {
         match self {
-            Count::Alive => s.alive(),
-            // A unit never has more models than it started with; saturate anyway so a
-            // misbehaving situation cannot make a condition panic.
-            Count::Missing => {
-                let size = s.size();
-                size.saturating_sub(s.alive())
+            Count::Alive | Count::Missing | Count::Size | Count::Round | Count::Damaged => {
+                Some(e.count(self))
             }
-            Count::Size => s.size(),
-            Count::Round => s.round(),
-            Count::Damaged => s.damaged(),
-            Count::Literal(n) => n,
+            Count::Literal(n) => Some(*n),
+            Count::Metric(i, _) => Some(e.metric(*i)),
+            Count::Sum(terms) => {
+                let mut total = 0i64;
+                for (sign, t) in terms.iter() {
+                    let v = t.value(e)?;
+                    total = match sign {
+                        Sign::Plus => total.checked_add(v)?,
+                        Sign::Minus => total.checked_sub(v)?,
+                    };
+                }
+                Some(total)
+            }
+            Count::Product(factors) => {
+                let mut product = 1i64;
+                for x in factors.iter() {
+                    product = product.checked_mul(x.value(e)?)?;
+                }
+                Some(product)
+            }
+            Count::Neg(x) => x.value(e)?.checked_neg(),
+            Count::Min(xs) => {
+                let a = xs[0].value(e)?;
+                Some(a.min(xs[1].value(e)?))
+            }
+            Count::Max(xs) => {
+                let a = xs[0].value(e)?;
+                Some(a.max(xs[1].value(e)?))
+            }
+            Count::Abs(x) => x.value(e)?.checked_abs(),
+            Count::Of(t) => Some(i64::from(t.holds(e)?)),
+        }
+    }
+
+    /// The smallest and largest values the count can take when every named count lies in
+    /// 0..=[`COUNT_MAX`], or `None` when some step of its evaluation could leave `i64`.
+    /// Metrics have no known bound and are never asked here (conditions name none).
+    fn range(&self) -> Option<(i64, i64)> {
+        let fits = |lo: i128, hi: i128| Some((i64::try_from(lo).ok()?, i64::try_from(hi).ok()?));
+        match self {
+            Count::Alive | Count::Missing | Count::Size | Count::Round | Count::Damaged => {
+                Some((0, i64::from(COUNT_MAX)))
+            }
+            Count::Literal(n) => Some((*n, *n)),
+            Count::Metric(..) => Some((i64::MIN, i64::MAX)),
+            Count::Sum(terms) => {
+                // Every partial sum is checked, as evaluation adds left to right.
+                let (mut lo, mut hi) = (0i128, 0i128);
+                for (sign, t) in terms.iter() {
+                    let (a, b) = t.range()?;
+                    (lo, hi) = match sign {
+                        Sign::Plus => (lo + i128::from(a), hi + i128::from(b)),
+                        Sign::Minus => (lo - i128::from(b), hi - i128::from(a)),
+                    };
+                    fits(lo, hi)?;
+                }
+                fits(lo, hi)
+            }
+            Count::Product(factors) => {
+                let (mut lo, mut hi) = (1i64, 1i64);
+                for x in factors.iter() {
+                    let (a, b) = x.range()?;
+                    let corners = [lo, hi]
+                        .into_iter()
+                        .flat_map(|p| [a, b].map(|q| i128::from(p) * i128::from(q)));
+                    let (l, h) =
+                        corners.fold((i128::MAX, i128::MIN), |(l, h), v| (l.min(v), h.max(v)));
+                    (lo, hi) = fits(l, h)?;
+                }
+                Some((lo, hi))
+            }
+            Count::Neg(x) => {
+                let (a, b) = x.range()?;
+                fits(-i128::from(b), -i128::from(a))
+            }
+            Count::Min(xs) | Count::Max(xs) => {
+                let (a, b) = xs[0].range()?;
+                let (c, d) = xs[1].range()?;
+                Some(if matches!(self, Count::Min(_)) {
+                    (a.min(c), b.min(d))
+                } else {
+                    (a.max(c), b.max(d))
+                })
+            }
+            Count::Abs(x) => {
+                let (a, b) = x.range()?;
+                let (a, b) = (i128::from(a), i128::from(b));
+                if a >= 0 {
+                    fits(a, b)
+                } else if b <= 0 {
+                    fits(-b, -a)
+                } else {
+                    fits(0, (-a).max(b))
+                }
+            }
+            Count::Of(_) => Some((0, 1)),
+        }
+    }
+
+    fn metrics(&self, out: &mut Vec<usize>) {
+        match self {
+            Count::Metric(i, _) => out.push(*i as usize),
+            Count::Sum(terms) => terms.iter().for_each(|(_, t)| t.metrics(out)),
+            Count::Product(xs) => xs.iter().for_each(|x| x.metrics(out)),
+            Count::Min(xs) | Count::Max(xs) => xs.iter().for_each(|x| x.metrics(out)),
+            Count::Neg(x) | Count::Abs(x) => x.metrics(out),
+            Count::Of(t) => t.metrics(out),
+            Count::Alive
+            | Count::Missing
+            | Count::Size
+            | Count::Round
+            | Count::Damaged
+            | Count::Literal(_) => {}
         }
     }
 
@@ -237,10 +566,31 @@ impl Count {
             _ => return None,
         })
     }
+
+    /// How tightly the count's text binds: an operand of a looser operator needs no
+    /// parentheses, one of a tighter operator does.
+    fn binding(&self) -> u8 {
+        match self {
+            Count::Of(_) => 0,
+            Count::Sum(_) => 1,
+            Count::Product(_) => 2,
+            Count::Neg(_) => 3,
+            _ => 4,
+        }
+    }
+
+    /// Writes the count, in parentheses when it binds less tightly than `at_least`.
+    fn write(&self, f: &mut fmt::Formatter<'_>, at_least: u8) -> fmt::Result {
+        if self.binding() < at_least {
+            write!(f, "({self})")
+        } else {
+            write!(f, "{self}")
+        }
+    }
 }
 
 impl Comparison {
-    fn holds(self, a: u32, b: u32) -> bool {
+    fn holds(self, a: i64, b: i64) -> bool {
         match self {
             Comparison::Lt => a < b,
             Comparison::Le => a <= b,
@@ -286,11 +636,16 @@ impl fmt::Display for Truth {
                 Truth::All(_) | Truth::Any(_) => write!(f, "not ({x})"),
                 _ => write!(f, "not {x}"),
             },
-            Truth::Compare(a, op, b) => write!(f, "{a} {} {b}", op.symbol()),
+            Truth::Compare(a, op, b) => {
+                a.write(f, 1)?;
+                write!(f, " {} ", op.symbol())?;
+                b.write(f, 1)
+            }
             // `f64`'s Display is the shortest text that reads back to the same value, and
             // never uses an exponent, so it parses back exactly.
             Truth::EnemyWithin(d) => write!(f, "enemy_within({d})"),
             Truth::InRange => f.write_str("in_range"),
+            Truth::NonZero(c) => c.write(f, 1),
         }
     }
 }
@@ -304,11 +659,41 @@ impl fmt::Display for Count {
             Count::Round => f.write_str("round"),
             Count::Damaged => f.write_str("damaged"),
             Count::Literal(n) => write!(f, "{n}"),
+            Count::Metric(_, name) => f.write_str(name),
+            Count::Sum(terms) => {
+                for (i, (sign, t)) in terms.iter().enumerate() {
+                    match (i, sign) {
+                        (0, _) => {}
+                        (_, Sign::Plus) => f.write_str(" + ")?,
+                        (_, Sign::Minus) => f.write_str(" - ")?,
+                    }
+                    t.write(f, 2)?;
+                }
+                Ok(())
+            }
+            Count::Product(xs) => {
+                for (i, x) in xs.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" * ")?;
+                    }
+                    x.write(f, 3)?;
+                }
+                Ok(())
+            }
+            Count::Neg(x) => {
+                f.write_str("-")?;
+                x.write(f, 3)
+            }
+            // A function's arguments are written bare: a truth needs no parentheses there.
+            Count::Min(xs) => write!(f, "min({}, {})", xs[0], xs[1]),
+            Count::Max(xs) => write!(f, "max({}, {})", xs[0], xs[1]),
+            Count::Abs(x) => write!(f, "abs({x})"),
+            Count::Of(t) => write!(f, "{t}"),
         }
     }
 }
 
-/// A condition's text could not be understood.
+/// A condition's or an expression's text could not be understood.
 ///
 /// `offset` and `len` give the offending span in bytes of `text` (`len` is 0 at the end of
 /// the text). [`fmt::Display`] writes a header line, then the text (a window of it, if long)
@@ -324,6 +709,8 @@ pub struct ConditionError {
     pub len: usize,
     /// What is wrong and how to put it right.
     pub message: String,
+    /// What the text is, for the header line: "condition" or "expression".
+    pub kind: &'static str,
 }
 
 impl std::error::Error for ConditionError {}
@@ -365,7 +752,7 @@ impl fmt::Display for ConditionError {
         }
         let col = lead + before.clamp(from, to) - from;
         let width = span.min(to.saturating_sub(before)).max(1);
-        writeln!(f, "bad condition:")?;
+        writeln!(f, "bad {}:", self.kind)?;
         writeln!(f, "    {line}")?;
         write!(
             f,
@@ -389,6 +776,10 @@ enum Tok {
     Open,
     Close,
     Cmp(Comparison),
+    Plus,
+    Minus,
+    Star,
+    Comma,
     And,
     Or,
     Not,
@@ -422,14 +813,17 @@ struct Parser<'t> {
     tok: Token,
     /// The last token consumed, for "expected ... after `x`" messages.
     prev: Option<Token>,
-    /// Open parentheses and `not`s around the current position.
+    /// Open parentheses, `not`s, `-`s and calls around the current position.
     depth: usize,
+    /// The metrics an expression may name; `None` for a condition.
+    metrics: Option<&'t [&'t str]>,
 }
 
 impl<'t> Parser<'t> {
-    fn new(text: &'t str) -> Result<Parser<'t>, Problem> {
+    fn new(text: &'t str, metrics: Option<&'t [&'t str]>) -> Result<Parser<'t>, Problem> {
         let mut p = Parser {
             text,
+            metrics,
             pos: 0,
             tok: Token {
                 tok: Tok::End,
@@ -504,10 +898,16 @@ impl<'t> Parser<'t> {
                 return bad(2, "`||` is not an operator: did you mean `or`?".into())
             }
             ('|', _) => return bad(1, "`|` is not an operator: did you mean `or`?".into()),
-            ('-', _) => {
+            ('+', _) => token(Tok::Plus, 1),
+            ('-', _) => token(Tok::Minus, 1),
+            ('*', _) => token(Tok::Star, 1),
+            (',', _) => token(Tok::Comma, 1),
+            ('/', _) => {
                 return bad(
                     1,
-                    "unexpected `-`: counts and distances are never negative".into(),
+                    "there is no division: a mean of ratios is not a ratio of means; derive \
+                     the numerator and the denominator as two metrics and divide their means"
+                        .into(),
                 )
             }
             ('.', Some(d)) if d.is_ascii_digit() => {
@@ -525,6 +925,9 @@ impl<'t> Parser<'t> {
                     1,
                     "distances are in inches already: drop the `\"`, e.g. `enemy_within(1)`".into(),
                 )
+            }
+            (d, _) if d.is_ascii_digit() && self.digits_start_a_name(trimmed) => {
+                token(Tok::Name, self.name_len(trimmed))
             }
             (d, _) if d.is_ascii_digit() => {
                 let whole = digits_len(trimmed);
@@ -548,10 +951,7 @@ impl<'t> Parser<'t> {
                 token(Tok::Number, len)
             }
             (a, _) if a.is_alphabetic() || a == '_' => {
-                let len = trimmed
-                    .char_indices()
-                    .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
-                    .map_or(trimmed.len(), |(i, _)| i);
+                let len = self.name_len(trimmed);
                 let tok = match &trimmed[..len] {
                     "and" => Tok::And,
                     "or" => Tok::Or,
@@ -564,6 +964,36 @@ impl<'t> Parser<'t> {
         };
         self.pos = t.end;
         Ok(t)
+    }
+
+    /// The length of the name at the start of `rest`: letters, digits and `_`, and in an
+    /// expression also `.` (metrics are `unit.alive`) and `-` where the name with it is a
+    /// metric (ids may hold a `-`; `a-b` is a subtraction unless `a-b` is a metric).
+    fn name_len(&self, rest: &str) -> usize {
+        let dotted = self.metrics.is_some();
+        let word = |c: char| c.is_alphanumeric() || c == '_' || (dotted && c == '.');
+        let plain = rest.find(|c| !word(c)).unwrap_or(rest.len());
+        let Some(metrics) = self.metrics else {
+            return plain;
+        };
+        let hyphened = rest
+            .find(|c: char| !(word(c) || c == '-'))
+            .unwrap_or(rest.len());
+        (plain + 1..=hyphened)
+            .rev()
+            .filter(|&end| rest.is_char_boundary(end))
+            .find(|&end| metrics.contains(&&rest[..end]))
+            .unwrap_or(plain)
+    }
+
+    /// Whether digits at the start of `rest` begin a metric's name in an expression
+    /// (`3rd.alive`, for a unit whose id starts with a digit) rather than a number.
+    fn digits_start_a_name(&self, rest: &str) -> bool {
+        self.metrics.is_some()
+            && rest[digits_len(rest)..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
     }
 
     /// Whether the token just read (the current one, while lexing its successor) is a
@@ -586,6 +1016,22 @@ impl<'t> Parser<'t> {
             return Err(self.junk(false));
         }
         self.truth(whole)
+    }
+
+    /// An expression: `or` up to the end of the text; a truth is the count 1 or 0.
+    fn expression(&mut self) -> Result<Count, Problem> {
+        if self.tok.tok == Tok::End {
+            return Err((
+                0,
+                self.text.len(),
+                "empty expression: write one such as `blue.alive - red.alive`".into(),
+            ));
+        }
+        let whole = self.or()?;
+        if self.tok.tok != Tok::End {
+            return Err(self.junk(false));
+        }
+        self.count(whole)
     }
 
     fn or(&mut self) -> Result<Operand, Problem> {
@@ -648,14 +1094,14 @@ impl<'t> Parser<'t> {
     }
 
     fn comparison(&mut self) -> Result<Operand, Problem> {
-        let left = self.primary()?;
+        let left = self.sum()?;
         let Tok::Cmp(op) = self.tok.tok else {
             return Ok(left);
         };
         let start = left.start;
         let a = self.count(left)?;
         self.advance()?;
-        let right = self.primary()?;
+        let right = self.sum()?;
         let end = right.end;
         let b = self.count(right)?;
         if let Tok::Cmp(_) = self.tok.tok {
@@ -671,6 +1117,156 @@ impl<'t> Parser<'t> {
             start,
             end,
         })
+    }
+
+    /// `sum = product (("+" | "-") product)*`.
+    fn sum(&mut self) -> Result<Operand, Problem> {
+        let first = self.product()?;
+        if !matches!(self.tok.tok, Tok::Plus | Tok::Minus) {
+            return Ok(first);
+        }
+        let (start, mut end) = (first.start, first.end);
+        let mut terms = vec![(Sign::Plus, self.count(first)?)];
+        while let Tok::Plus | Tok::Minus = self.tok.tok {
+            let sign = if self.advance()?.tok == Tok::Plus {
+                Sign::Plus
+            } else {
+                Sign::Minus
+            };
+            let next = self.product()?;
+            end = next.end;
+            terms.push((sign, self.count(next)?));
+        }
+        self.arithmetic(Count::Sum(terms.into_boxed_slice()), start, end)
+    }
+
+    /// `product = unary ("*" unary)*`.
+    fn product(&mut self) -> Result<Operand, Problem> {
+        let first = self.unary()?;
+        if self.tok.tok != Tok::Star {
+            return Ok(first);
+        }
+        let (start, mut end) = (first.start, first.end);
+        let mut factors = vec![self.count(first)?];
+        while self.tok.tok == Tok::Star {
+            self.advance()?;
+            let next = self.unary()?;
+            end = next.end;
+            factors.push(self.count(next)?);
+        }
+        self.arithmetic(Count::Product(factors.into_boxed_slice()), start, end)
+    }
+
+    /// `unary = "-" unary | primary`.
+    fn unary(&mut self) -> Result<Operand, Problem> {
+        if self.tok.tok != Tok::Minus {
+            return self.primary();
+        }
+        let minus = self.advance()?;
+        self.enter(minus)?;
+        let operand = self.unary()?;
+        self.depth -= 1;
+        let end = operand.end;
+        let inner = self.count(operand)?;
+        self.arithmetic(Count::Neg(Box::new(inner)), minus.start, end)
+    }
+
+    /// A count made by arithmetic, refused in a condition when counts up to [`COUNT_MAX`]
+    /// could take some step of it past the range of `i64`.
+    fn arithmetic(&self, count: Count, start: usize, end: usize) -> Result<Operand, Problem> {
+        if self.metrics.is_none() && count.range().is_none() {
+            return Err((
+                start,
+                end - start,
+                format!(
+                    "this arithmetic could pass {}, the largest whole number a condition \
+                     holds, when counts reach {COUNT_MAX}: simplify it",
+                    i64::MAX
+                ),
+            ));
+        }
+        Ok(Operand {
+            value: Value::Count(count),
+            start,
+            end,
+        })
+    }
+
+    /// `min(a, b)`, `max(a, b)` or `abs(a)` after its name, the calling token `name`.
+    fn call(&mut self, name: Token, arity: usize) -> Result<Operand, Problem> {
+        let function = self.slice(name);
+        let example = if arity == 2 {
+            format!("`{function}(alive, 3)`")
+        } else {
+            format!("`{function}(alive - 3)`")
+        };
+        let takes = if arity == 2 {
+            "two numbers"
+        } else {
+            "one number"
+        };
+        if self.tok.tok != Tok::Open {
+            return Err((
+                name.start,
+                name.end - name.start,
+                format!("`{function}` takes {takes} in parentheses, e.g. {example}"),
+            ));
+        }
+        let open = self.advance()?;
+        self.enter(open)?;
+        let mut args = Vec::with_capacity(arity);
+        loop {
+            let arg = self.or()?;
+            args.push(self.count(arg)?);
+            match self.tok.tok {
+                Tok::Comma if args.len() < arity => {
+                    self.advance()?;
+                }
+                Tok::Close if args.len() == arity => break,
+                Tok::Comma | Tok::Close => {
+                    let t = self.tok;
+                    return Err((
+                        t.start,
+                        t.end - t.start,
+                        format!("`{function}` takes {takes}, e.g. {example}"),
+                    ));
+                }
+                Tok::End => {
+                    return Err((open.start, 1, "this `(` is never closed: add a `)`".into()))
+                }
+                _ => return Err(self.junk(true)),
+            }
+        }
+        let close = self.advance()?;
+        self.depth -= 1;
+        let count = match (function, args.pop(), args.pop()) {
+            ("abs", Some(a), None) => Count::Abs(Box::new(a)),
+            ("min", Some(b), Some(a)) => Count::Min(Box::new([a, b])),
+            (_, Some(b), Some(a)) => Count::Max(Box::new([a, b])),
+            _ => unreachable!("the loop reads exactly `arity` arguments"),
+        };
+        self.arithmetic(count, name.start, close.end)
+    }
+
+    /// A metric's name in an expression, or why it is not one.
+    fn metric(&self, t: Token, metrics: &[&str]) -> Result<Count, Problem> {
+        let name = self.slice(t);
+        if let Some(i) = metrics.iter().position(|m| *m == name) {
+            return Ok(Count::Metric(i as u32, name.into()));
+        }
+        let message = if let Some(keyword) = keyword_in_wrong_case(name) {
+            format!("keywords are lower case: did you mean `{keyword}`?")
+        } else {
+            let hint = nearest(name, metrics)
+                .map(|m| format!("; did you mean `{m}`?"))
+                .unwrap_or_default();
+            format!(
+                "unknown metric `{}`{hint} {}",
+                shorten(name),
+                metric_list(metrics)
+            )
+        };
+        Err((t.start, t.end - t.start, message))
     }
 
     /// `primary = NUMBER | NAME | "enemy_within" "(" NUMBER ")" | "(" condition ")"`.
@@ -690,6 +1286,13 @@ impl<'t> Parser<'t> {
             Tok::Name => {
                 self.advance()?;
                 let name = self.slice(t);
+                if let Some(&(_, arity)) = FUNCTIONS.iter().find(|(f, _)| *f == name) {
+                    return self.call(t, arity);
+                }
+                if let Some(metrics) = self.metrics {
+                    let count = self.metric(t, metrics)?;
+                    return Ok(operand(Value::Count(count), t.end));
+                }
                 if let Some(count) = Count::from_name(name) {
                     self.no_argument(t)?;
                     return Ok(operand(Value::Count(count), t.end));
@@ -735,12 +1338,17 @@ impl<'t> Parser<'t> {
                  e.g. `alive >= 3`"
             ));
         }
-        match whole.parse::<u32>() {
-            Ok(n) => Ok(Count::Literal(n)),
-            Err(_) => span(format!(
-                "`{}` is too large: counts are at most {}",
-                shorten(text),
-                u32::MAX
+        // A condition compares counts, which are at most u32::MAX; an expression's whole
+        // numbers go as far as its metrics can.
+        let max = match self.metrics {
+            None => i64::from(u32::MAX),
+            Some(_) => i64::MAX,
+        };
+        match whole.parse::<i64>() {
+            Ok(n) if n <= max => Ok(Count::Literal(n)),
+            _ => span(format!(
+                "`{}` is too large: whole numbers here are at most {max}",
+                shorten(text)
             )),
         }
     }
@@ -834,13 +1442,18 @@ impl<'t> Parser<'t> {
     fn truth(&self, operand: Operand) -> Result<Truth, Problem> {
         match operand.value {
             Value::Truth(t) => Ok(t),
+            Value::Count(Count::Of(t)) => Ok(*t),
+            Value::Count(c) if self.metrics.is_some() => Ok(Truth::NonZero(c)),
             Value::Count(c) => {
                 let message = match c {
                     Count::Literal(n) => format!(
                         "`{n}` is a number, not true or false: compare a count with it, e.g. \
                          `alive >= {n}`"
                     ),
-                    _ => format!("`{c}` is a number: compare it, e.g. `{c} >= 3`"),
+                    _ => {
+                        let c = shorten(&c.to_string());
+                        format!("`{c}` is a number: compare it, e.g. `{c} >= 3`")
+                    }
                 };
                 Err((operand.start, operand.end - operand.start, message))
             }
@@ -851,6 +1464,8 @@ impl<'t> Parser<'t> {
     fn count(&self, operand: Operand) -> Result<Count, Problem> {
         match operand.value {
             Value::Count(c) => Ok(c),
+            Value::Truth(Truth::NonZero(c)) => Ok(c),
+            Value::Truth(t) if self.metrics.is_some() => Ok(Count::Of(Box::new(t))),
             Value::Truth(t) => {
                 let shown = t.to_string();
                 let what = if shown.chars().count() <= 40 {
@@ -895,16 +1510,25 @@ impl<'t> Parser<'t> {
             format!("expected `and`, `or` or `)`, found {}", self.describe(t))
         } else {
             format!(
-                "expected `and` or `or` before {}, or the end of the condition",
-                self.describe(t)
+                "expected `and` or `or` before {}, or the end of the {}",
+                self.describe(t),
+                self.kind()
             )
         };
         (span.0, span.1, message)
     }
 
+    /// What the text is, as messages call it.
+    fn kind(&self) -> &'static str {
+        match self.metrics {
+            None => "condition",
+            Some(_) => "expression",
+        }
+    }
+
     fn describe(&self, t: Token) -> String {
         match t.tok {
-            Tok::End => "the end of the condition".to_string(),
+            Tok::End => format!("the end of the {}", self.kind()),
             _ => format!("`{}`", self.shown(t)),
         }
     }
@@ -922,6 +1546,25 @@ fn shorten(s: &str) -> String {
         let mut cut: String = s.chars().take(30).collect();
         cut.push_str("...");
         cut
+    }
+}
+
+/// The metrics an expression may name, for an error message: all of them when few, else a
+/// pointer to where they are listed.
+fn metric_list(metrics: &[&str]) -> String {
+    const SHOWN: usize = 12;
+    if metrics.is_empty() {
+        return "(this scenario has no metric to name)".into();
+    }
+    let shown: Vec<&str> = metrics.iter().take(SHOWN).copied().collect();
+    if metrics.len() <= SHOWN {
+        format!("(the metrics are: {})", shown.join(", "))
+    } else {
+        format!(
+            "(the metrics include: {}, ... {} in all; `rollcall explain` lists them)",
+            shown.join(", "),
+            metrics.len()
+        )
     }
 }
 
@@ -1182,7 +1825,7 @@ mod tests {
     }
 
     fn cmp(a: Count, op: Comparison, b: u32) -> Truth {
-        Truth::Compare(a, op, Count::Literal(b))
+        Truth::Compare(a, op, Count::Literal(b.into()))
     }
 
     fn tree(text: &str) -> Truth {
@@ -1284,7 +1927,8 @@ mod tests {
 
     #[test]
     fn typical_mistakes_are_explained_under_a_caret() {
-        let allowed = "allowed: alive, missing, size, round, damaged, enemy_within(D), in_range";
+        let allowed = "allowed: alive, missing, size, round, damaged, enemy_within(D), in_range, \
+                       min(a, b), max(a, b), abs(a)";
         assert_eq!(
             shown("missing >= 3 and not enemy_withn(1)"),
             format!(
@@ -1338,8 +1982,22 @@ mod tests {
             ("alive >= 2.5", 9, 3, "not a whole number"),
             ("alive >= 3.", 9, 2, "cannot end with `.`"),
             ("enemy_within(.5)", 13, 2, "write `0.5`"),
-            ("alive > -1", 8, 1, "never negative"),
             ("alive > 4294967296", 8, 10, "too large"),
+            ("alive * alive * alive * 10 > 1", 0, 26, "could pass"),
+            ("size * -size * size * 10 < 1", 0, 24, "could pass"),
+            ("alive / 2 > 1", 6, 1, "no division"),
+            ("min(alive) > 1", 9, 1, "`min` takes two numbers"),
+            ("abs(alive, 1) > 1", 9, 1, "`abs` takes one number"),
+            ("max > 1", 0, 3, "`max` takes two numbers in parentheses"),
+            (
+                "min(alive, in_range) > 1",
+                11,
+                8,
+                "`in_range` is true or false",
+            ),
+            ("alive + in_range > 1", 8, 8, "`in_range` is true or false"),
+            ("alive + 1", 0, 9, "`alive + 1` is a number"),
+            ("abs(alive", 3, 1, "never closed"),
             ("1 < alive < 3", 10, 1, "do not chain"),
             ("alive", 0, 5, "`alive` is a number"),
             ("3", 0, 1, "`3` is a number, not true or false"),
@@ -1617,6 +2275,44 @@ mod tests {
         assert!(parsed > 100 && refused > 1000, "{parsed} {refused}");
     }
 
+    /// A random arithmetic count over the leaves `leaf` makes, `depth` operators deep at most.
+    /// Products multiply leaves only, so a condition's range check passes.
+    fn random_count(
+        rng: &mut Xoshiro256PlusPlus,
+        depth: u32,
+        leaf: &mut dyn FnMut(&mut Xoshiro256PlusPlus) -> Count,
+    ) -> Count {
+        let pick = if depth == 0 { 0 } else { rng.next_u64() % 7 };
+        match pick {
+            0 => leaf(rng),
+            1 => {
+                let n = 2 + (rng.next_u64() % 3) as usize;
+                let terms: Vec<(Sign, Count)> = (0..n)
+                    .map(|i| {
+                        let sign = if i > 0 && rng.next_u64().is_multiple_of(2) {
+                            Sign::Minus
+                        } else {
+                            Sign::Plus
+                        };
+                        (sign, random_count(rng, depth - 1, leaf))
+                    })
+                    .collect();
+                Count::Sum(terms.into_boxed_slice())
+            }
+            2 => Count::Product(vec![leaf(rng), leaf(rng)].into_boxed_slice()),
+            3 => Count::Neg(Box::new(random_count(rng, depth - 1, leaf))),
+            4 => Count::Abs(Box::new(random_count(rng, depth - 1, leaf))),
+            5 => Count::Min(Box::new([
+                random_count(rng, depth - 1, leaf),
+                random_count(rng, depth - 1, leaf),
+            ])),
+            _ => Count::Max(Box::new([
+                random_count(rng, depth - 1, leaf),
+                random_count(rng, depth - 1, leaf),
+            ])),
+        }
+    }
+
     /// A random canonical tree: `and`/`or` have at least two operands, none of their own kind.
     fn random_truth(rng: &mut Xoshiro256PlusPlus, depth: u32, parent: Option<bool>) -> Truth {
         let counts = [
@@ -1638,11 +2334,19 @@ mod tests {
             if rng.next_u64().is_multiple_of(3) {
                 Count::Literal(match rng.next_u64() % 3 {
                     0 => 0,
-                    1 => u32::MAX,
-                    _ => (rng.next_u64() % 20) as u32,
+                    1 => u32::MAX.into(),
+                    _ => (rng.next_u64() % 20) as i64,
                 })
+            } else if rng.next_u64().is_multiple_of(2) {
+                counts[(rng.next_u64() % 5) as usize].clone()
             } else {
-                counts[(rng.next_u64() % 5) as usize]
+                random_count(rng, 2, &mut |rng| {
+                    if rng.next_u64().is_multiple_of(3) {
+                        Count::Literal((rng.next_u64() % 20) as i64)
+                    } else {
+                        counts[(rng.next_u64() % 5) as usize].clone()
+                    }
+                })
             }
         };
         let pick = if depth == 0 {
@@ -1701,6 +2405,125 @@ mod tests {
     }
 
     #[test]
+    fn arithmetic_in_conditions_by_hand() {
+        // alive 7, size 10 (missing 3), round 2, damaged 1.
+        let mut t = table();
+        for (text, want) in [
+            // 3 * 2 = 6 >= 10 is false; 3 * 4 = 12 >= 10 is true.
+            ("missing * 2 >= size", false),
+            ("missing * 4 >= size", true),
+            // Precedence: 7 - 3 * 2 = 1, not 8.
+            ("alive - missing * 2 == 1", true),
+            ("(alive - missing) * 2 == 8", true),
+            // Left to right: 10 - 7 - 3 = 0.
+            ("size - alive - missing == 0", true),
+            ("size - (alive - missing) == 6", true),
+            ("-alive + size == 3", true),
+            ("alive > -1", true),
+            ("- -alive == 7", true),
+            ("min(alive, 3) == 3 and max(alive, 3) == 7", true),
+            ("abs(missing - alive) == 4", true),
+            ("abs(round - damaged * 5) == 3", true),
+            ("alive * alive * alive * 9 > 1", true),
+        ] {
+            assert_eq!(holds(text, &mut t), want, "{text}");
+        }
+        // The largest values the counts may take evaluate without wrapping.
+        let mut big = Table {
+            alive: COUNT_MAX,
+            size: COUNT_MAX,
+            ..table()
+        };
+        assert!(holds(
+            "alive * alive * alive * 9 > size * size * size * 8",
+            &mut big
+        ));
+    }
+
+    #[test]
+    fn expressions_over_metrics_by_hand() {
+        let names = [
+            "blue.alive",
+            "red.alive",
+            "blue.won",
+            "red-guard.lost",
+            "3rd.alive",
+        ];
+        let row = [7i64, 3, 1, 2, 5];
+        let value = |text: &str| Expression::parse(text, &names).unwrap().value(|i| row[i]);
+        assert_eq!(value("blue.alive - red.alive"), Some(4));
+        assert_eq!(value("red-guard.lost - 1"), Some(1));
+        assert_eq!(value("red-guard.lost-1"), Some(1));
+        assert_eq!(value("3rd.alive * 2"), Some(10));
+        assert_eq!(value("blue.won and red.alive <= 3"), Some(1));
+        assert_eq!(value("blue.won and red.alive < 3"), Some(0));
+        assert_eq!(value("not blue.won or red.alive"), Some(1));
+        assert_eq!(
+            value("(blue.alive > red.alive) + (blue.won == 1) * 10"),
+            Some(11)
+        );
+        assert_eq!(value("max(0, red.alive - blue.alive)"), Some(0));
+        assert_eq!(value("-9223372036854775807 - blue.won"), Some(i64::MIN));
+        assert_eq!(value("-9223372036854775807 - blue.won - 1"), None);
+        assert_eq!(value("abs(-9223372036854775807 - blue.won)"), None);
+        assert_eq!(value("9223372036854775807 * blue.won"), Some(i64::MAX));
+        // `and` stops before an overflowing operand that cannot change the answer.
+        assert_eq!(
+            value("red.alive > 5 and 9223372036854775807 + 1 > 0"),
+            Some(0)
+        );
+        let e = Expression::parse("blue.alive + 9223372036854775808", &names).unwrap_err();
+        assert!(e.message.contains("too large"), "{e}");
+        let e = Expression::parse("red.alvie", &names).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "bad expression:\n    red.alvie\n    ^^^^^^^^^ unknown metric `red.alvie`; did you \
+             mean `red.alive`? (the metrics are: blue.alive, red.alive, blue.won, \
+             red-guard.lost, 3rd.alive)"
+        );
+        assert!(Expression::parse("", &names)
+            .unwrap_err()
+            .message
+            .contains("empty"));
+    }
+
+    #[test]
+    fn expressions_print_back_to_the_same_tree() {
+        let names = ["a.x", "b.y", "c-d.z"];
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(43);
+        let mut leaf = |rng: &mut Xoshiro256PlusPlus| match rng.next_u64() % 4 {
+            0 => Count::Literal((rng.next_u64() >> 1) as i64 % 100),
+            1 => Count::Literal(i64::MAX),
+            k => {
+                let i = (k as usize + rng.next_u64() as usize) % names.len();
+                Count::Metric(i as u32, names[i].into())
+            }
+        };
+        for _ in 0..3000 {
+            let mut tree = random_count(&mut rng, 4, &mut leaf);
+            // Truths inside counts and counts read as truths.
+            if rng.next_u64().is_multiple_of(3) {
+                let a = random_count(&mut rng, 2, &mut leaf);
+                let b = random_count(&mut rng, 2, &mut leaf);
+                let t = match rng.next_u64() % 3 {
+                    0 => Truth::Compare(a, Comparison::Le, b),
+                    1 => Truth::All(vec![Truth::NonZero(a), Truth::NonZero(b)].into_boxed_slice()),
+                    _ => Truth::Not(Box::new(Truth::NonZero(a))),
+                };
+                let of = Count::Of(Box::new(t));
+                tree = Count::Sum(vec![(Sign::Plus, of), (Sign::Minus, tree)].into_boxed_slice());
+            }
+            let e = Expression {
+                text: String::new(),
+                tree,
+            };
+            let text = e.to_string();
+            let back = Expression::parse(&text, &names).unwrap_or_else(|x| panic!("{text}: {x}"));
+            assert_eq!(back, e, "{text}");
+        }
+    }
+
+    #[test]
     fn suggestions() {
         assert_eq!(suggestion("enemy_withn"), Some("enemy_within"));
         assert_eq!(suggestion("ENEMY_WITHIN"), Some("enemy_within"));
@@ -1718,6 +2541,7 @@ mod tests {
                 offset,
                 len,
                 message: "m".into(),
+                kind: "condition",
             };
             assert!(e.to_string().ends_with("^ m"));
         }

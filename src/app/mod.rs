@@ -66,6 +66,21 @@ pub enum Error {
     Advice { file: String, source: Refusal },
     #[error(transparent)]
     Report(#[from] crate::report::ReportError),
+    /// A derived metric's arithmetic left `i64` in some trial: its value would be wrong, so
+    /// nothing is written.
+    #[error(
+        "{file}: key `metrics.{name}`: `{text}` left the range a derived metric may take \
+         (-{max} to {max}, or its arithmetic passed {big}) in some trial, so its value cannot \
+         be counted; nothing was written. Scale it down (for instance compare instead of \
+         multiplying) so that it stays within that range",
+        max = crate::condition::derived::VALUE_MAX,
+        big = i64::MAX
+    )]
+    Overflow {
+        file: String,
+        name: String,
+        text: String,
+    },
 }
 
 impl Error {
@@ -159,7 +174,9 @@ impl Compiled {
                 set.variants
                     .iter()
                     .map(|v| match &v.scenario().game {
-                        Game::Cards(game) => Some(CardPlan::compile(game)),
+                        Game::Cards(game) => {
+                            Some(CardPlan::compile(game).with_derived(v.scenario().derived(0)))
+                        }
                         Game::Steps(_) | Game::Engagement(_) => None,
                     })
                     .collect::<Option<_>>()
@@ -220,11 +237,24 @@ impl Compiled {
                 begun: outcome.begun,
             })
         }
-        match self {
+        let played = match self {
             Compiled::Battle(j) => go(j.as_ref(), set, spec, monitor, from, between),
             Compiled::Designs(j) => go(j.as_ref(), set, spec, monitor, from, between),
             Compiled::Cards(j) => go(j.as_ref(), set, spec, monitor, from, between),
+        }?;
+        let battles = self.battle_arms().into_iter().flatten().flatten();
+        let mut overflowed: Vec<(String, String)> = battles.filter_map(Plan::overflowed).collect();
+        if let Compiled::Cards(j) = self {
+            overflowed.extend(j.parts().iter().filter_map(CardPlan::overflowed));
         }
+        if let Some((name, text)) = overflowed.into_iter().min() {
+            return Err(Error::Overflow {
+                file: set.file.clone(),
+                name,
+                text,
+            });
+        }
+        Ok(played)
     }
 
     /// The plans of each sweep point's arms, for the exact engine; `None` for card games.

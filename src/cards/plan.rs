@@ -17,8 +17,10 @@ use super::margins;
 use super::orderings::{self, Ordering};
 use super::resolve::{describe, resolve_turn, Event, Sink, Table};
 use super::zones::{below, remove_in_order};
+use crate::condition::derived::Derived;
 use crate::engine::{Draws, MetricName, Trial};
 use rand::Rng;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 const NO_SLOT: u32 = u32::MAX;
 
@@ -37,6 +39,11 @@ pub struct CardPlan {
     arms: usize,
     /// Score metric pairs whose per-trial differences give the margins' covariances.
     pairs: Vec<(usize, usize)>,
+    /// The `[metrics]`, computed after the built-in metrics of each arm's block.
+    derived: Option<Derived>,
+    /// The lowest index (in file order) of a derived metric that overflowed in some trial, or
+    /// `usize::MAX` (see `rules::Plan::overflowed`).
+    overflow: AtomicUsize,
 }
 
 /// Per-worker memory: the table and the cards played this turn.
@@ -45,24 +52,51 @@ pub struct Scratch {
     played: [Vec<CardIx>; 2],
 }
 
+/// An arm's block of metrics: the names in order, per player and card the slot of each of
+/// its [`CARD_METRICS`] (or `NO_SLOT`), and each player's score slot.
+struct Layout {
+    names: Vec<String>,
+    slots: Vec<[u32; CARD_METRICS.len()]>,
+    score_slots: [usize; 2],
+}
+
+fn layout(game: &CardGame) -> Layout {
+    let n = game.cards.len();
+    let mut slots = vec![[NO_SLOT; CARD_METRICS.len()]; 2 * n];
+    let mut names = Vec::new();
+    let mut score_slots = [0; 2];
+    for (p, player) in PLAYERS.iter().enumerate() {
+        score_slots[p] = names.len();
+        names.push(format!("{player}.score"));
+        for (c, kept) in game.card_metrics(p) {
+            let id = &game.cards[c as usize].id;
+            for (m, metric) in CARD_METRICS.iter().enumerate().filter(|&(m, _)| kept[m]) {
+                slots[p * n + c as usize][m] = names.len() as u32;
+                names.push(format!("{player}.{id}.{metric}"));
+            }
+        }
+    }
+    Layout {
+        names,
+        slots,
+        score_slots,
+    }
+}
+
+/// The built-in metrics of every arm of `game`, in the order a trial writes them.
+pub fn metric_names(game: &CardGame) -> Vec<String> {
+    layout(game).names
+}
+
 impl CardPlan {
     pub fn compile(game: &CardGame) -> CardPlan {
         let game = game.clone();
         let n = game.cards.len();
-        let mut slots = vec![[NO_SLOT; CARD_METRICS.len()]; 2 * n];
-        let mut names = Vec::new();
-        let mut score_slots = [0; 2];
-        for (p, player) in PLAYERS.iter().enumerate() {
-            score_slots[p] = names.len();
-            names.push(format!("{player}.score"));
-            for (c, kept) in game.card_metrics(p) {
-                let id = &game.cards[c as usize].id;
-                for (m, metric) in CARD_METRICS.iter().enumerate().filter(|&(m, _)| kept[m]) {
-                    slots[p * n + c as usize][m] = names.len() as u32;
-                    names.push(format!("{player}.{id}.{metric}"));
-                }
-            }
-        }
+        let Layout {
+            names,
+            slots,
+            score_slots,
+        } = layout(&game);
         let orderings: [Vec<Ordering>; 2] = std::array::from_fn(|p| match game.players[p].plays {
             Plays::Enumerate => orderings::enumerate(&game.players[p].hand, game.cards_per_turn),
             _ => Vec::new(),
@@ -136,7 +170,48 @@ impl CardPlan {
             orderings,
             arms,
             pairs,
+            derived: None,
+            overflow: AtomicUsize::new(usize::MAX),
         }
+    }
+
+    /// The plan with `derived` metrics after each arm's built-in ones (which they read).
+    pub fn with_derived(mut self, derived: Option<&Derived>) -> CardPlan {
+        let Some(derived) = derived.filter(|d| !d.is_empty()) else {
+            return self;
+        };
+        let builtins = self.per_arm;
+        let width = builtins + derived.metrics().count();
+        let arm_of = |i: usize| i / builtins;
+        let mut metrics = Vec::with_capacity(self.arms * width);
+        for arm in 0..self.arms {
+            let block = &self.metrics[arm * builtins..(arm + 1) * builtins];
+            let choice = block[0].choice.clone();
+            metrics.extend(block.iter().cloned());
+            metrics.extend(derived.metrics().map(|(name, _)| MetricName {
+                arm,
+                choice: choice.clone(),
+                name: name.to_string(),
+            }));
+        }
+        let moved = |i: usize| arm_of(i) * width + i % builtins;
+        self.pairs = self
+            .pairs
+            .iter()
+            .map(|&(a, b)| (moved(a), moved(b)))
+            .collect();
+        self.metrics = metrics;
+        self.per_arm = width;
+        self.derived = Some(derived.clone());
+        self
+    }
+
+    /// The name and expression of the first derived metric (in file order) whose arithmetic
+    /// overflowed in a trial played so far.
+    pub fn overflowed(&self) -> Option<(String, String)> {
+        let j = self.overflow.load(AtomicOrdering::Relaxed);
+        let (name, e) = self.derived.as_ref()?.metrics().nth(j)?;
+        Some((name.to_string(), e.text().to_string()))
     }
 
     pub fn game(&self) -> &CardGame {
@@ -231,9 +306,17 @@ impl CardPlan {
         self.play_game(arm, &mut scratch, rng, &mut log);
         let block = arm.min(self.arms - 1) * self.per_arm;
         let mut row = vec![0; self.per_arm];
-        let mut counter = self.counter(&mut row);
+        let builtins = self
+            .derived
+            .as_ref()
+            .map_or(self.per_arm, Derived::builtins);
+        let mut counter = self.counter(&mut row[..builtins]);
         for e in log.turns.iter().flat_map(|t| &t.events) {
             counter.event(*e);
+        }
+        if let Some(derived) = &self.derived {
+            // An overflow leaves the slot at 0 here; a run refuses it.
+            let _ = derived.evaluate(&mut row);
         }
         log.metrics = self.metrics[block..block + self.per_arm]
             .iter()
@@ -419,8 +502,17 @@ impl Trial for CardPlan {
         let Some(block) = out.get_mut(start..start + self.per_arm) else {
             return;
         };
-        let mut counter = self.counter(block);
+        let builtins = self
+            .derived
+            .as_ref()
+            .map_or(self.per_arm, Derived::builtins);
+        let mut counter = self.counter(&mut block[..builtins]);
         self.play_game(arm, scratch, &mut LazyWords(draws), &mut counter);
+        if let Some(derived) = &self.derived {
+            if let Err(j) = derived.evaluate(block) {
+                self.overflow.fetch_min(j, AtomicOrdering::Relaxed);
+            }
+        }
     }
 }
 

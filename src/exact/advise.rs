@@ -19,6 +19,7 @@ use super::commands::{Ctx, Followed};
 use super::engagement::{alive_in, applicable, end_values, moment, start_round, Why};
 use super::state::{add, Dist, State, UnitState};
 use super::MAX_STATES;
+use crate::condition::derived::Derived;
 use crate::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use crate::rules::engagement::schedule::{Next, Stage, Turns};
 use crate::rules::engagement::{Moment, Policy, Schedule};
@@ -179,11 +180,15 @@ enum Objective {
     Ended(usize),
     /// Declarations of a command by a unit, counted along the way.
     Declared(usize, Command),
+    /// A derived metric (`[metrics]`), by index in file order, computed from the values of
+    /// [`end_values`] at the end: its joint law, never its inputs' means.
+    Derived(usize),
 }
 
-fn objectives(ctx: &Ctx<'_>, e: &Engagement) -> Vec<Objective> {
+fn objectives(ctx: &Ctx<'_>, e: &Engagement) -> Result<Vec<Objective>, Why> {
     let units = &ctx.plan.scenario().units;
     let names = e.metric_names(units);
+    let derived = ctx.plan.scenario().derived(0);
     let ended =
         units.len() * UnitMetrics::LEN + e.sides.len() * SideMetrics::LEN + EngagementMetrics::LEN;
     let declared: Vec<(usize, Command)> = e
@@ -195,14 +200,26 @@ fn objectives(ctx: &Ctx<'_>, e: &Engagement) -> Vec<Objective> {
     e.objective
         .iter()
         .map(|o| {
+            if let Some(d) = derived {
+                if let Some(j) = d.metrics().position(|(n, _)| n == o) {
+                    // The ends keep only the counts an objective names itself.
+                    if d.builtin_inputs(j).iter().any(|&i| i >= ended) {
+                        return Err(Why::from(format!(
+                            "the objective `{o}` reads a `<unit>.declared.<command>` metric, \
+                             which advice keeps only when the objective is that metric itself"
+                        )));
+                    }
+                    return Ok(Objective::Derived(j));
+                }
+            }
             // Validation checked that every objective is one of these names.
             let i = names.iter().position(|n| n == o).unwrap_or(0);
-            if i < ended {
+            Ok(if i < ended {
                 Objective::Ended(i)
             } else {
                 let (u, c) = declared[i - ended];
                 Objective::Declared(u, c)
-            }
+            })
         })
         .collect()
 }
@@ -211,10 +228,12 @@ fn objectives(ctx: &Ctx<'_>, e: &Engagement) -> Vec<Objective> {
 /// start.
 pub fn advise(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Advice, Failed> {
     let schedule = Schedule::new(e);
-    let objectives = objectives(ctx, e);
+    let objectives = objectives(ctx, e).map_err(|why| Failed { why, states: 0 })?;
     let mut explored = explore(ctx, e, &schedule, &objectives)?;
     let states = explored.graph.states();
-    let at_ends = values_at_ends(&schedule, &explored.graph.ends, &objectives);
+    let derived = ctx.plan.scenario().derived(0);
+    let at_ends = values_at_ends(&schedule, &explored.graph.ends, &objectives, derived)
+        .map_err(|why| Failed { why, states })?;
     let induced = induce(e, &mut explored, &at_ends).map_err(|why| Failed { why, states })?;
     let Induction {
         value,
@@ -513,20 +532,33 @@ fn values_at_ends(
     schedule: &Schedule,
     ends: &BTreeMap<End, usize>,
     objectives: &[Objective],
-) -> Vec<f64> {
+    derived: Option<&Derived>,
+) -> Result<Vec<f64>, Why> {
     let sides = schedule.sides();
     let mut at_ends = vec![0.0; ends.len() * sides];
     let mut metrics = Vec::new();
     for (end, &i) in ends {
         end_values(schedule, &end.state, end.rounds, &mut metrics);
+        if let Some(d) = derived {
+            // Declaration counts are never read here (`objectives` refused those that do).
+            metrics.resize(d.builtins() + d.metrics().count(), 0);
+            d.evaluate(&mut metrics).map_err(|j| {
+                let (name, text) = d.metrics().nth(j).map_or(("", ""), |(n, e)| (n, e.text()));
+                Why::from(format!(
+                    "the objective's derived metric `{name}` (`{text}`) leaves the range a \
+                     derived metric may take on some outcome"
+                ))
+            })?;
+        }
         for (side, o) in objectives.iter().enumerate() {
             at_ends[i * sides + side] = match *o {
                 Objective::Ended(k) => metrics[k] as f64,
                 Objective::Declared(..) => f64::from(end.counts[side]),
+                Objective::Derived(j) => metrics[derived.map_or(0, Derived::builtins) + j] as f64,
             };
         }
     }
-    at_ends
+    Ok(at_ends)
 }
 
 /// What each moment was advised (order, option) and whether at a decision with several

@@ -31,6 +31,7 @@ mod layouts;
 mod state;
 pub mod validate;
 
+use crate::condition::derived::Derived;
 use crate::metrics::{StepMetrics, UnitMetrics};
 use crate::output::{ExactMetric, ExactReport, ExactVariant};
 use crate::rules::engagement::Schedule;
@@ -77,6 +78,15 @@ pub enum Refusal {
     /// at all, where another refusal leaves the scenario to simulation.
     #[error(transparent)]
     Advice(Box<Refusal>),
+    /// A derived metric (`[metrics]`) the exact engine cannot compute: its value leaves the
+    /// range a derived metric may take on some outcome.
+    #[error("{at}key `metrics.{name}` (`{text}`): {reason}")]
+    Derived {
+        at: String,
+        name: String,
+        text: String,
+        reason: String,
+    },
 }
 
 /// One metric's exact pmf, named as in the Monte Carlo tables.
@@ -96,11 +106,15 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
         .iter()
         .map(|u| UnitState::starting(u.alive()))
         .collect();
-    let mut dist: Dist<State> = Dist::new();
-    add(&mut dist, start, 1.0);
+    // Beside each state, the values of the step metrics derived metrics read (usually none),
+    // so that they are computed from the joint law.
+    let arm = choice_index(plan, choice);
+    let kept = kept_step_metrics(plan, arm);
+    let mut dist: Dist<(State, Vec<i64>)> = Dist::new();
+    add(&mut dist, (start, vec![0; kept.len()]), 1.0);
     let mut round = choice.steps.first().map_or(1, |s| s.round);
     let mut step_pmfs = Vec::new();
-    for step in &choice.steps {
+    for (index, step) in choice.steps.iter().enumerate() {
         let refuse = |reason: String| Refusal::Step {
             at: at.clone(),
             step: step.id.clone(),
@@ -108,24 +122,21 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
             reason,
         };
         if step.round != round {
-            // Tokens and restrictions last until the end of the round.
-            let mut cleared = Dist::new();
-            for (mut s, p) in dist {
-                for u in &mut s {
-                    u.restrictions = 0;
-                    u.token = false;
-                }
-                add(&mut cleared, s, p);
-            }
-            dist = cleared;
+            dist = new_round(dist);
             round = step.round;
         }
-        let mut next: Dist<State> = Dist::new();
+        let mut next: Dist<(State, Vec<i64>)> = Dist::new();
         let mut metrics: [BTreeMap<i64, f64>; StepMetrics::LEN] = Default::default();
-        for (s, p) in &dist {
+        for ((s, values), p) in &dist {
             ctx.step(s, step, &mut |q, s, m| {
                 let pq = p * q;
-                add(&mut next, s, pq);
+                let mut values = values.clone();
+                for (v, &(k, i)) in values.iter_mut().zip(&kept) {
+                    if k == index {
+                        *v = m.values()[i];
+                    }
+                }
+                add(&mut next, (s, values), pq);
                 for (pmf, v) in metrics.iter_mut().zip(m.values()) {
                     add(pmf, v, pq);
                 }
@@ -137,16 +148,17 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
                 "after it the dynamic programme holds {} distinct states, over the limit of \
                  {MAX_STATES}; {}",
                 next.len(),
-                state::breakdown(next.keys())
+                state::breakdown(next.keys().map(|(s, _)| s))
             )));
         }
         dist = next;
         step_pmfs.push(metrics);
     }
     let mut out = Vec::new();
+    let derived = derived_of_steps(plan, arm, &kept, &dist, &at)?;
     for (i, u) in scenario.units.iter().enumerate() {
         let mut pmfs: [BTreeMap<i64, f64>; UnitMetrics::LEN] = Default::default();
-        for (s, &p) in &dist {
+        for ((s, _), &p) in &dist {
             let row = unit_metrics(&s[i]);
             for (pmf, v) in pmfs.iter_mut().zip(row.values()) {
                 add(pmf, v, p);
@@ -161,7 +173,118 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
             out.push((format!("{}.{name}", step.id), normalised(pmf)));
         }
     }
+    out.extend(derived);
     Ok(out)
+}
+
+/// `dist` at the start of a new round: tokens and restrictions last until the end of the
+/// round.
+fn new_round<K: Ord>(dist: Dist<(State, K)>) -> Dist<(State, K)> {
+    let mut cleared = Dist::new();
+    for ((mut s, kept), p) in dist {
+        for u in &mut s {
+            u.restrictions = 0;
+            u.token = false;
+        }
+        add(&mut cleared, (s, kept), p);
+    }
+    cleared
+}
+
+/// The index of `choice` among the plan's step lists.
+fn choice_index(plan: &Plan, choice: &Choice) -> usize {
+    match &plan.scenario().game {
+        Game::Steps(choices) => choices.iter().position(|c| c.id == choice.id).unwrap_or(0),
+        Game::Engagement(_) | Game::Cards(_) => 0,
+    }
+}
+
+/// The step metrics arm `arm`'s derived metrics read, directly or through each other: (step
+/// index, index in [`StepMetrics`]), in row order.
+fn kept_step_metrics(plan: &Plan, arm: usize) -> Vec<(usize, usize)> {
+    let Some(derived) = plan.scenario().derived(arm) else {
+        return Vec::new();
+    };
+    let units = plan.scenario().units.len() * UnitMetrics::LEN;
+    let read: std::collections::BTreeSet<usize> = (0..derived.metrics().count())
+        .flat_map(|j| derived.builtin_inputs(j))
+        .filter(|&i| i >= units)
+        .collect();
+    read.into_iter()
+        .map(|i| {
+            (
+                (i - units) / StepMetrics::LEN,
+                (i - units) % StepMetrics::LEN,
+            )
+        })
+        .collect()
+}
+
+/// The exact pmfs of arm `arm`'s derived metrics, from the joint law of the units' final
+/// metrics and the `kept` step metrics in `dist`.
+fn derived_of_steps(
+    plan: &Plan,
+    arm: usize,
+    kept: &[(usize, usize)],
+    dist: &Dist<(State, Vec<i64>)>,
+    at: &str,
+) -> Result<Vec<Metric>, Refusal> {
+    let Some(derived) = plan.scenario().derived(arm) else {
+        return Ok(Vec::new());
+    };
+    let units = plan.scenario().units.len() * UnitMetrics::LEN;
+    let outcomes = dist.iter().map(|((s, values), &p)| {
+        let mut row = vec![0; derived.builtins()];
+        for (u, slot) in s.iter().zip(row.chunks_exact_mut(UnitMetrics::LEN)) {
+            unit_metrics(u).write(slot);
+        }
+        for (&v, &(k, i)) in values.iter().zip(kept) {
+            row[units + k * StepMetrics::LEN + i] = v;
+        }
+        (row, p)
+    });
+    derived_pmfs(derived, outcomes, at)
+}
+
+/// The exact pmfs of `derived`'s metrics over `outcomes`: each a row of the built-in metrics
+/// with its probability (the joint law), the derived values computed on every row.
+fn derived_pmfs(
+    derived: &Derived,
+    outcomes: impl Iterator<Item = (Vec<i64>, f64)>,
+    at: &str,
+) -> Result<Vec<Metric>, Refusal> {
+    let count = derived.metrics().count();
+    let mut pmfs: Vec<BTreeMap<i64, f64>> = vec![BTreeMap::new(); count];
+    for (mut row, p) in outcomes {
+        row.resize(derived.builtins() + count, 0);
+        if let Err(j) = derived.evaluate(&mut row) {
+            let (name, text) = derived
+                .metrics()
+                .nth(j)
+                .map_or((String::new(), String::new()), |(n, e)| {
+                    (n.to_string(), e.text().to_string())
+                });
+            return Err(Refusal::Derived {
+                at: at.to_string(),
+                name,
+                text,
+                reason: format!(
+                    "on some outcome its value leaves the range a derived metric may take \
+                     (-{max} to {max}), or its arithmetic passes {}",
+                    i64::MAX,
+                    max = crate::condition::derived::VALUE_MAX
+                ),
+            });
+        }
+        for (pmf, &v) in pmfs.iter_mut().zip(&row[derived.builtins()..]) {
+            add(pmf, v, p);
+        }
+    }
+    Ok(derived
+        .metrics()
+        .zip(pmfs)
+        .map(|((name, _), pmf)| (name.to_string(), normalised(pmf)))
+        .collect())
 }
 
 /// The exact distributions of every metric of an engagement scenario, in the order `run`
@@ -187,6 +310,7 @@ pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Ref
     let mut pmfs: Vec<BTreeMap<i64, f64>> = vec![BTreeMap::new(); names.len()];
     let schedule = Schedule::new(e);
     let mut values = Vec::with_capacity(names.len());
+    let mut rows = Vec::new();
     for ((s, declared, rounds), &p) in &ended {
         engagement::end_values(&schedule, s, *rounds, &mut values);
         for (counts, commands) in declared.iter().zip(&named) {
@@ -196,11 +320,19 @@ pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Ref
         for (pmf, &v) in pmfs.iter_mut().zip(&values) {
             add(pmf, v, p);
         }
+        // Every ended state is one joint outcome of all the metrics.
+        if scenario.derived(0).is_some() {
+            rows.push((values.clone(), p));
+        }
     }
-    Ok(names
+    let mut out: Vec<Metric> = names
         .into_iter()
         .zip(pmfs.into_iter().map(normalised))
-        .collect())
+        .collect();
+    if let Some(derived) = scenario.derived(0) {
+        out.extend(derived_pmfs(derived, rows.into_iter(), at)?);
+    }
+    Ok(out)
 }
 
 /// The refusal for `why`, with `more` after the reason.

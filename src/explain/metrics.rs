@@ -56,6 +56,13 @@ pub(super) fn section(out: &mut String, arms: &[Scenario], metrics: &[MetricName
 /// What metric `name` of scenario `s` counts, if `s` makes it; `choices` are the choices
 /// that report it (their steps are the ones it can be about).
 pub(crate) fn meaning(s: &Scenario, choices: &[&str], name: &str) -> Option<String> {
+    let derived = s.derived.iter().flat_map(|d| d.metrics());
+    if let Some((_, e)) = derived.into_iter().find(|(n, _)| *n == name) {
+        return Some(format!(
+            "derived ([metrics]): `{e}` in each trial, from its values (a truth counts 1, \
+             else 0)"
+        ));
+    }
     let (step_lists, engagement) = match &s.game {
         Game::Steps(step_lists) => (&step_lists[..], None),
         Game::Engagement(e) => (&[][..], Some(e)),

@@ -14,8 +14,8 @@ use super::rally::prepared as rally;
 use super::shoot::prepared as shoot;
 use crate::engine::MetricName;
 use crate::geometry::{closest, Point};
-use crate::metrics::{StepMetrics, UnitMetrics};
 use crate::scenario::{Engagement, Game, Scenario, Step};
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 struct UnitPlan {
     rally: rally::Prepared,
@@ -29,6 +29,8 @@ pub(super) struct Arm {
     pub(super) first_round: u32,
     /// Index of this arm's first metric in the trial's output.
     pub(super) offset: usize,
+    /// How many metrics the arm writes, derived ones included.
+    pub(super) width: usize,
 }
 
 pub struct Plan {
@@ -46,6 +48,10 @@ pub struct Plan {
     force_general: bool,
     /// What an engagement's `best` orders play, once advised.
     policy: Option<policy::Policy>,
+    /// The lowest index (in file order) of a derived metric whose arithmetic overflowed in
+    /// some trial, or `usize::MAX`. The lowest, so the answer does not depend on which worker
+    /// met which trial first.
+    overflow: AtomicUsize,
 }
 
 /// The metric pairs `compare.csv` reports: for every two arms a < b, each metric of arm a with
@@ -65,20 +71,6 @@ fn pairs_by_name(metrics: &[MetricName], arms: usize) -> Vec<(usize, usize)> {
     pairs
 }
 
-/// The metrics of a step-list arm, in the order a trial writes them: each unit's row, then
-/// each step's.
-fn step_metrics(scenario: &Scenario, steps: &[Step]) -> Vec<String> {
-    let units = scenario.units.iter().map(|u| &u.id);
-    let unit_rows =
-        units.flat_map(|id| UnitMetrics::NAMES.iter().map(move |m| format!("{id}.{m}")));
-    let step_rows = steps.iter().flat_map(|s| {
-        StepMetrics::NAMES
-            .iter()
-            .map(move |m| format!("{}.{m}", s.id))
-    });
-    unit_rows.chain(step_rows).collect()
-}
-
 impl Plan {
     /// Every validated scenario compiles: validation is where refusals live.
     pub fn compile(scenario: &Scenario) -> Plan {
@@ -90,26 +82,25 @@ impl Plan {
             .collect();
         let mut metrics = Vec::new();
         let mut arms = Vec::new();
-        // Per arm: its id, its steps (none in an engagement) and the names of its metrics.
-        let played: Vec<(&str, &[Step], Vec<String>)> = match &scenario.game {
-            Game::Steps(choices) => choices
-                .iter()
-                .map(|c| {
-                    (
-                        c.id.as_str(),
-                        &c.steps[..],
-                        step_metrics(scenario, &c.steps),
-                    )
-                })
-                .collect(),
-            Game::Engagement(e) => vec![(e.choice.as_str(), &[], e.metric_names(&scenario.units))],
+        // Per arm: its steps (none in an engagement); the ids and the names of its metrics
+        // come from the scenario, derived metrics after the built-in ones.
+        let steps: Vec<&[Step]> = match &scenario.game {
+            Game::Steps(choices) => choices.iter().map(|c| &c.steps[..]).collect(),
+            Game::Engagement(_) => vec![&[]],
             Game::Cards(_) => Vec::new(),
         };
-        for (arm, (id, steps, names)) in played.into_iter().enumerate() {
+        let played = scenario.choice_ids().into_iter().zip(steps);
+        for (arm, ((id, steps), names)) in played.zip(scenario.builtin_metrics()).enumerate() {
+            let derived = scenario.derived(arm).into_iter().flat_map(|d| d.metrics());
+            let names: Vec<String> = names
+                .into_iter()
+                .chain(derived.map(|(name, _)| name.to_string()))
+                .collect();
             arms.push(Arm {
                 steps: steps.to_vec(),
                 first_round: steps.first().map_or(1, |s| s.round),
                 offset: metrics.len(),
+                width: names.len(),
             });
             metrics.extend(names.into_iter().map(|name| MetricName {
                 arm,
@@ -144,7 +135,30 @@ impl Plan {
                 .collect(),
             force_general: false,
             policy: None,
+            overflow: AtomicUsize::new(usize::MAX),
         }
+    }
+
+    /// Computes arm `arm`'s derived metrics in its row of `out`, whose built-in metrics are
+    /// written; an overflow is remembered for [`Plan::overflowed`] (the value is then left
+    /// as it was, and the run is refused).
+    pub(super) fn derive(&self, arm: usize, out: &mut [i64]) {
+        let Some(derived) = self.scenario.derived(arm) else {
+            return;
+        };
+        let a = &self.arms[arm];
+        if let Err(j) = derived.evaluate(&mut out[a.offset..a.offset + a.width]) {
+            self.overflow.fetch_min(j, AtomicOrdering::Relaxed);
+        }
+    }
+
+    /// The name and expression of the first derived metric (in file order) whose arithmetic
+    /// overflowed in a trial played so far.
+    pub fn overflowed(&self) -> Option<(String, String)> {
+        let j = self.overflow.load(AtomicOrdering::Relaxed);
+        let derived = self.scenario.derived.first()?;
+        let (name, e) = derived.metrics().nth(j)?;
+        Some((name.to_string(), e.text().to_string()))
     }
 
     /// Gives the engagement's `best` orders the advice to play.

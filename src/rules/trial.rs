@@ -40,10 +40,12 @@ impl Trial for Plan {
         draws: &mut D,
         out: &mut [i64],
     ) {
+        let index = arm;
         let arm = &self.arms[arm];
         if let Some((engagement, prepared)) = self.engagement() {
-            let out = &mut out[arm.offset..];
-            super::engagement::play(self, engagement, prepared, world, draws, out);
+            let row = &mut out[arm.offset..];
+            super::engagement::play(self, engagement, prepared, world, draws, row);
+            self.derive(index, out);
             return;
         }
         world.reset(self, arm.first_round);
@@ -70,6 +72,7 @@ impl Trial for Plan {
         {
             unit.metrics().write(slot);
         }
+        self.derive(index, out);
     }
 }
 

@@ -66,7 +66,7 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
     let battlefield = battlefield(ctx, raw.battlefield.as_ref())?;
     let units = units::units(ctx, &raw.unit, &battlefield)?;
     let game = game(ctx, &raw, &units, cards)?;
-    Ok(Scenario {
+    let mut scenario = Scenario {
         name,
         trials,
         seed,
@@ -74,7 +74,10 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
         battlefield,
         units,
         game,
-    })
+        derived: Vec::new(),
+    };
+    scenario.derived = super::derived::derived(ctx, raw.metrics.as_ref(), &scenario)?;
+    Ok(scenario)
 }
 
 /// What the file plays: its `[engagement]` (which refuses `[cards]` beside it), its card game

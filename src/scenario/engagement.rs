@@ -304,7 +304,9 @@ fn objective(
     };
     let sides: Vec<&str> = engagement.sides.iter().map(String::as_str).collect();
     let metrics = engagement.metric_names(units);
-    let known: Vec<&str> = metrics.iter().map(String::as_str).collect();
+    // A derived metric may be an objective; its own entry is checked with `[metrics]`.
+    let derived = raw.metrics.iter().flat_map(|t| t.keys());
+    let known: Vec<&str> = metrics.iter().chain(derived).map(String::as_str).collect();
     for (side, value) in table {
         let key = format!("engagement.objective.{side}");
         let Some(i) = sides.iter().position(|s| s == side) else {

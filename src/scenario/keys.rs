@@ -112,6 +112,7 @@ pub(super) const FILE: &[Key] = &[
     ("engagement", Table(ENGAGEMENT)),
     ("sweep", Any),
     ("cards", Table(crate::cards::SECTION_KEYS)),
+    ("metrics", Any),
 ];
 
 /// Checks the keys of a scenario's text; see [`check_text`].

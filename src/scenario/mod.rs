@@ -8,6 +8,7 @@
 //! exactly like a key written in the file.
 
 mod build;
+mod derived;
 mod designs;
 mod engagement;
 mod error;
@@ -21,11 +22,12 @@ mod values;
 pub use error::ScenarioError;
 pub use overrides::{parse_setting, Setting};
 
+use crate::condition::derived::Derived;
 use crate::config::limits::{read_text, MAX_FILE_BYTES};
 use crate::config::typed;
 use crate::dice::{Amount, DiceTest};
 use crate::geometry::{Battlefield, Point};
-use crate::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
+use crate::metrics::{EngagementMetrics, SideMetrics, StepMetrics, UnitMetrics};
 use raw::RawFile;
 use std::path::Path;
 
@@ -337,6 +339,10 @@ pub struct Scenario {
     pub battlefield: Battlefield,
     pub units: Vec<Unit>,
     pub game: Game,
+    /// The `[metrics]` of each arm, in [`Scenario::choice_ids`] order (one per step list, or
+    /// the engagement's one; one for every arm of a card game, which all write the same
+    /// metrics). Empty when the file has no `[metrics]`.
+    pub derived: Vec<Derived>,
 }
 
 /// What every trial of a scenario plays. Each kind is matched where it matters (the plan, the
@@ -363,6 +369,41 @@ impl Scenario {
             Game::Cards(_) => Vec::new(),
         }
     }
+
+    /// The built-in metrics of each arm, in [`Scenario::choice_ids`] order, as a trial
+    /// writes them: a step list's units' rows then its steps' rows, or an engagement's
+    /// ([`Engagement::metric_names`]); none for a card game.
+    pub fn builtin_metrics(&self) -> Vec<Vec<String>> {
+        match &self.game {
+            Game::Steps(choices) => choices
+                .iter()
+                .map(|c| step_metric_names(&self.units, &c.steps))
+                .collect(),
+            Game::Engagement(e) => vec![e.metric_names(&self.units)],
+            Game::Cards(_) => Vec::new(),
+        }
+    }
+
+    /// The derived metrics of arm `arm`, or none.
+    pub fn derived(&self, arm: usize) -> Option<&Derived> {
+        self.derived.get(arm).filter(|d| !d.is_empty())
+    }
+}
+
+/// The metrics of a step list, in the order a trial writes them: each unit's row, then each
+/// step's.
+pub fn step_metric_names(units: &[Unit], steps: &[Step]) -> Vec<String> {
+    let unit_rows = units.iter().flat_map(|u| {
+        UnitMetrics::NAMES
+            .iter()
+            .map(move |m| format!("{}.{m}", u.id))
+    });
+    let step_rows = steps.iter().flat_map(|s| {
+        StepMetrics::NAMES
+            .iter()
+            .map(move |m| format!("{}.{m}", s.id))
+    });
+    unit_rows.chain(step_rows).collect()
 }
 
 /// One point of a sweep grid: its parameter values (as written) and the scenarios there.

@@ -23,6 +23,8 @@ pub struct RawFile {
     pub sweep: Option<toml::Table>,
     /// The card game's section; its own structs live with the card rules.
     pub cards: Option<toml::Value>,
+    /// Derived metrics, name -> expression; read as a table so its keys keep file order.
+    pub metrics: Option<toml::Table>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -88,3 +88,45 @@ fn evaluation_allocates_nothing() {
     // not (1.5 <= 0.5), missing 6, alive 4, 3 < 3 fails.
     assert_eq!(held, 2000);
 }
+
+#[test]
+fn arithmetic_and_derived_metrics_allocate_nothing() {
+    use rollcall::condition::derived::Derived;
+    let conditions: Vec<Condition> = [
+        "missing * 2 >= size and -alive < 0",
+        "min(alive, 3) + max(damaged, round) * 2 - abs(alive - size) == 4",
+    ]
+    .iter()
+    .map(|t| t.parse().unwrap())
+    .collect();
+    let builtins: Vec<String> = ["blue.alive", "red.alive", "blue.won"]
+        .map(String::from)
+        .to_vec();
+    let entries: Vec<(String, String)> = [
+        ("double", "margin * 2"),
+        ("margin", "blue.alive - red.alive"),
+        (
+            "close",
+            "abs(margin) <= 1 and not blue.won or max(blue.alive, 3) > 5",
+        ),
+    ]
+    .map(|(n, t)| (n.to_string(), t.to_string()))
+    .to_vec();
+    let derived = Derived::parse(&entries, &builtins).unwrap();
+    let mut row = [5i64, 7, 0, 0, 0, 0];
+    let mut table = Table;
+    let before = allocations();
+    let mut held = 0;
+    for i in 0..1000 {
+        for c in &conditions {
+            held += u32::from(c.holds(&mut table));
+        }
+        row[0] = i % 9;
+        derived.evaluate(&mut row).unwrap();
+    }
+    assert_eq!(allocations() - before, 0);
+    // missing 6 * 2 >= 10 and -4 < 0; min(4, 3) + max(2, 3) * 2 - |4 - 10| = 3 + 6 - 6 = 3.
+    assert_eq!(held, 1000);
+    // The last row: blue.alive = 999 % 9 = 0, red.alive 7: margin -7, double -14, close 0.
+    assert_eq!(row, [0, 7, 0, -14, -7, 0]);
+}
