@@ -453,7 +453,7 @@ fn write_shard_part(part: ShardPart<'_>, body: partial::PartBody) -> Result<Path
 }
 
 impl Status {
-    fn from_complete(complete: bool) -> Status {
+    pub(super) fn from_complete(complete: bool) -> Status {
         if complete {
             Status::Complete
         } else {

@@ -8,6 +8,7 @@ use super::tree::{Mode, Player, Tree, Walked};
 use super::{chunk_len, Draw, Gathered, RunSpec, Trial};
 use crate::dice::{SuccessCount, AMBIGUOUS};
 use crate::stats::Histogram;
+use rand::Rng;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Trials played before their paired differences are added to the histograms, column by
@@ -68,7 +69,7 @@ impl<'t, T: Trial> Worker<'t, T> {
         let whole = if trial.arms() == 1 {
             self.play_one_arm(trial, &mut lanes, n, acc, stop)
         } else {
-            self.play_arms(trial, &mut lanes, n, acc, stop)
+            self.play_arms(trial, &mut lanes, 0..n, acc, stop)
         };
         if !whole {
             return false;
@@ -77,6 +78,31 @@ impl<'t, T: Trial> Worker<'t, T> {
         self.arms.drain_into(&self.trees, acc);
         acc.trials += n;
         acc.chunks += 1;
+        true
+    }
+
+    /// Plays trials `trials` of chunk `chunk` (numbered within the chunk) into `acc` as a
+    /// trial of several arms is played, even when it has one: each trial's arms replay the
+    /// stream seeded from its own word of the chunk's lanes, so a trial's result does not
+    /// depend on which other trials, or which other trials of the range, are played (see
+    /// [`super::range`]). Returns false when stopped, as `play_chunk` does.
+    pub(crate) fn play_part(
+        &mut self,
+        trial: &'t T,
+        seed: u64,
+        chunk: u64,
+        trials: std::ops::Range<u64>,
+        acc: &mut Gathered,
+        stop: &AtomicBool,
+    ) -> bool {
+        let mut lanes = Lanes::new(seed, chunk);
+        let n = trials.end - trials.start;
+        if !self.play_arms(trial, &mut lanes, trials, acc, stop) {
+            return false;
+        }
+        self.gathering.flush(trial.pairs(), acc);
+        self.arms.drain_into(&self.trees, acc);
+        acc.trials += n;
         true
     }
 
@@ -91,14 +117,18 @@ impl<'t, T: Trial> Worker<'t, T> {
         &mut self,
         trial: &'t T,
         lanes: &mut Lanes,
-        n: u64,
+        trials: std::ops::Range<u64>,
         acc: &mut Gathered,
         stop: &AtomicBool,
     ) -> bool {
         let m = self.player.out.len();
         for lane in 0..LANES {
             let mut rng = lanes.state(lane);
-            let mut left = trials_on_lane(0, n, lane);
+            // The words of the trials before the range: one each.
+            for _ in 0..trials_on_lane(0, trials.start, lane) {
+                rng.next_u64();
+            }
+            let mut left = trials_on_lane(trials.start, trials.end, lane);
             while left > 0 {
                 if stop.load(Ordering::Relaxed) {
                     return false;

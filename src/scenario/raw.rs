@@ -23,6 +23,17 @@ pub struct RawFile {
     pub sweep: Option<toml::Table>,
     /// The card game's section; its own structs live with the card rules.
     pub cards: Option<toml::Value>,
+    pub balance: Option<RawBalance>,
+}
+
+/// `[balance]`, as values: `balance::read` checks them with messages of its own.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBalance {
+    pub vary: Option<toml::Value>,
+    pub over: Option<toml::Value>,
+    pub metric: Option<toml::Value>,
+    pub target: Option<toml::Value>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
