@@ -33,9 +33,8 @@ pub fn section(results: &Results) -> Option<BalanceSection> {
             .and_then(|v| v.parse::<f64>().ok())
             .unwrap_or(f64::NAN)
     };
-    let text = |row: &[String], i: Option<usize>| {
-        i.and_then(|i| row.get(i)).cloned().unwrap_or_default()
-    };
+    let text =
+        |row: &[String], i: Option<usize>| i.and_then(|i| row.get(i)).cloned().unwrap_or_default();
     let rows = table
         .rows
         .iter()
@@ -44,7 +43,11 @@ pub fn section(results: &Results) -> Option<BalanceSection> {
                 format::thousands(number(r, trials) as u64),
                 format::with_interval(number(r, mean), number(r, low), number(r, high)),
                 text(r, relative),
-                if text(r, closest) == "1" { "closest".into() } else { String::new() },
+                if text(r, closest) == "1" {
+                    "closest".into()
+                } else {
+                    String::new()
+                },
                 text(r, contradicts).replace(';', ", "),
             ];
             PivotRow::new(text(r, value), cells)

@@ -40,7 +40,10 @@ pub(super) fn read(
                 key(k),
                 format!("{} must be a non-empty text", clip(&other.to_string())),
             )),
-            None => Err(ctx.invalid(key(k), "is missing; [balance] needs `vary`, `over` and `metric`")),
+            None => Err(ctx.invalid(
+                key(k),
+                "is missing; [balance] needs `vary`, `over` and `metric`",
+            )),
         }
     };
     let vary = text("vary")?;
@@ -66,7 +69,10 @@ pub(super) fn read(
         Some(other) => {
             return Err(ctx.invalid(
                 key("target"),
-                format!("{} must be a number (the mean sought)", clip(&other.to_string())),
+                format!(
+                    "{} must be a number (the mean sought)",
+                    clip(&other.to_string())
+                ),
             ))
         }
     };

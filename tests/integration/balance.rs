@@ -105,20 +105,37 @@ fn write(dir: &Path, text: &str) -> String {
 #[test]
 fn the_crossing_of_a_rally_is_where_missing_times_p_meets_the_target() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = write(tmp.path(), &with_balance("[9, 8, 7, 6, 5, 4, 3, 2, 1]", 2.6));
+    let file = write(
+        tmp.path(),
+        &with_balance("[9, 8, 7, 6, 5, 4, 3, 2, 1]", 2.6),
+    );
     let out = tmp.path().join("out");
     let stdout = ok(&rollcall(
         tmp.path(),
-        &["balance", &file, "--out", out.to_str().unwrap(), "--threads", "2"],
+        &[
+            "balance",
+            &file,
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            "2",
+        ],
     ));
-    assert!(stdout.contains("between unit.wardens.alive = 5 and 4"), "{stdout}");
+    assert!(
+        stdout.contains("between unit.wardens.alive = 5 and 4"),
+        "{stdout}"
+    );
     let rows = rows(&out);
     for r in &rows {
         // Each candidate's mean within 5 standard errors of (10 - alive) / 2, the standard
         // error from the binomial's variance missing / 4.
         let missing = 10.0 - r.value.parse::<f64>().unwrap();
         let se = (missing / 4.0 / r.trials as f64).sqrt();
-        assert!((r.mean - missing / 2.0).abs() < 5.0 * se, "alive {}", r.value);
+        assert!(
+            (r.mean - missing / 2.0).abs() < 5.0 * se,
+            "alive {}",
+            r.value
+        );
         assert!(r.trials >= 256, "a candidate starts from a batch of 256");
         let expected = if r.high < 2.6 {
             "below"
@@ -132,7 +149,10 @@ fn the_crossing_of_a_rally_is_where_missing_times_p_meets_the_target() {
     }
     let find = |v: &str| rows.iter().find(|r| r.value == v).expect("played");
     let (five, four) = (find("5"), find("4"));
-    assert_eq!((five.relative.as_str(), four.relative.as_str()), ("below", "above"));
+    assert_eq!(
+        (five.relative.as_str(), four.relative.as_str()),
+        ("below", "above")
+    );
     assert!(five.closest && rows.iter().filter(|r| r.closest).count() == 1);
     // Bisection plays fewer than all nine, and the far candidates stay at their first batch.
     assert!(rows.len() < 9, "played {}", rows.len());
@@ -161,14 +181,25 @@ fn the_crossing_of_a_rally_is_where_missing_times_p_meets_the_target() {
 #[test]
 fn candidates_play_the_trials_a_sweep_plays_and_answer_alike_on_any_thread_count() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = write(tmp.path(), &with_balance("[9, 8, 7, 6, 5, 4, 3, 2, 1]", 2.6));
+    let file = write(
+        tmp.path(),
+        &with_balance("[9, 8, 7, 6, 5, 4, 3, 2, 1]", 2.6),
+    );
     let dirs: Vec<_> = ["1", "2"]
         .iter()
         .map(|t| {
             let out = tmp.path().join(format!("t{t}"));
             ok(&rollcall(
                 tmp.path(),
-                &["balance", &file, "--out", out.to_str().unwrap(), "--threads", t, "--quiet"],
+                &[
+                    "balance",
+                    &file,
+                    "--out",
+                    out.to_str().unwrap(),
+                    "--threads",
+                    t,
+                    "--quiet",
+                ],
             ));
             out
         })
@@ -184,7 +215,15 @@ fn candidates_play_the_trials_a_sweep_plays_and_answer_alike_on_any_thread_count
     let sweep = tmp.path().join("sweep");
     ok(&rollcall(
         tmp.path(),
-        &["run", &file, "--trials", "256", "--out", sweep.to_str().unwrap(), "--quiet"],
+        &[
+            "run",
+            &file,
+            "--trials",
+            "256",
+            "--out",
+            sweep.to_str().unwrap(),
+            "--quiet",
+        ],
     ));
     let summary = |dir: &Path| std::fs::read_to_string(dir.join("summary.csv")).unwrap();
     let (searched, swept) = (summary(&dirs[0]), summary(&sweep));
@@ -212,7 +251,10 @@ fn a_monotonicity_violation_is_reported_and_every_candidate_played() {
     let tmp = tempfile::tempdir().unwrap();
     let file = write(tmp.path(), &with_balance("[9, 1, 5, 2]", 3.0));
     let out = tmp.path().join("out");
-    let done = rollcall(tmp.path(), &["balance", &file, "--out", out.to_str().unwrap()]);
+    let done = rollcall(
+        tmp.path(),
+        &["balance", &file, "--out", out.to_str().unwrap()],
+    );
     ok(&done);
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert!(
@@ -239,7 +281,10 @@ fn a_target_beyond_every_candidate_answers_with_the_nearest_end() {
     let tmp = tempfile::tempdir().unwrap();
     let file = write(tmp.path(), &with_balance("[9, 8, 7]", 4.0));
     let out = tmp.path().join("out");
-    let stdout = ok(&rollcall(tmp.path(), &["balance", &file, "--out", out.to_str().unwrap()]));
+    let stdout = ok(&rollcall(
+        tmp.path(),
+        &["balance", &file, "--out", out.to_str().unwrap()],
+    ));
     assert!(stdout.contains("does not reach 4"), "{stdout}");
     let a = answer(&out);
     assert_eq!(a["closest"], "7");
@@ -256,7 +301,14 @@ fn trials_max_stops_an_undecided_candidate_and_says_so() {
     let out = tmp.path().join("out");
     let done = rollcall(
         tmp.path(),
-        &["balance", &file, "--out", out.to_str().unwrap(), "--trials-max", "3000"],
+        &[
+            "balance",
+            &file,
+            "--out",
+            out.to_str().unwrap(),
+            "--trials-max",
+            "3000",
+        ],
     );
     ok(&done);
     assert!(String::from_utf8_lossy(&done.stderr).contains("still undecided"));
@@ -276,12 +328,29 @@ fn a_search_resumed_from_its_checkpoint_writes_the_uninterrupted_tables() {
     let flags = ["--trials-max", "40M", "--seed", "3", "--quiet"];
     ok(&rollcall(
         tmp.path(),
-        &[&["balance", &file, "--out", reference.to_str().unwrap()][..], &flags].concat(),
+        &[
+            &["balance", &file, "--out", reference.to_str().unwrap()][..],
+            &flags,
+        ]
+        .concat(),
     ));
     let out = tmp.path().join("out");
     let mut child = Command::new(env!("CARGO_BIN_EXE_rollcall"))
         .current_dir(tmp.path())
-        .args([&["balance", &file, "--out", out.to_str().unwrap(), "--checkpoint", "0"][..], &flags].concat())
+        .args(
+            [
+                &[
+                    "balance",
+                    &file,
+                    "--out",
+                    out.to_str().unwrap(),
+                    "--checkpoint",
+                    "0",
+                ][..],
+                &flags,
+            ]
+            .concat(),
+        )
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -298,14 +367,27 @@ fn a_search_resumed_from_its_checkpoint_writes_the_uninterrupted_tables() {
     // Another seed is refused, and the checkpoint kept.
     let refused = rollcall(
         tmp.path(),
-        &["balance", &file, "--resume", out.to_str().unwrap(), "--trials-max", "40M", "--seed", "4"],
+        &[
+            "balance",
+            &file,
+            "--resume",
+            out.to_str().unwrap(),
+            "--trials-max",
+            "40M",
+            "--seed",
+            "4",
+        ],
     );
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("seed"));
     assert!(checkpoint.exists());
     ok(&rollcall(
         tmp.path(),
-        &[&["balance", &file, "--resume", out.to_str().unwrap()][..], &flags].concat(),
+        &[
+            &["balance", &file, "--resume", out.to_str().unwrap()][..],
+            &flags,
+        ]
+        .concat(),
     ));
     for table in ["balance.csv", "summary.csv", "distribution.csv"] {
         assert_eq!(
@@ -315,7 +397,10 @@ fn a_search_resumed_from_its_checkpoint_writes_the_uninterrupted_tables() {
         );
     }
     assert_eq!(answer(&out), answer(&reference));
-    assert!(!checkpoint.exists(), "a finished search removes its checkpoint");
+    assert!(
+        !checkpoint.exists(),
+        "a finished search removes its checkpoint"
+    );
 }
 
 fn assert_refused(text: &str, needles: &[&str]) {
@@ -357,14 +442,21 @@ fn bad_balance_input_is_refused_with_file_key_and_value() {
         &base("unit.wardens.resolve", "[\"d6>=4\", \"d6>>4\"]", restored),
         &["balance.over", "candidate unit.wardens.resolve = \"d6>>4\""],
     );
-    assert_refused(&base("unit.wardens.alive", "[]", restored), &["balance.over", "non-empty"]);
+    assert_refused(
+        &base("unit.wardens.alive", "[]", restored),
+        &["balance.over", "non-empty"],
+    );
     assert_refused(
         &format!("{RALLY}[balance]\nvary = \"unit.wardens.alive\"\nmetric = \"{restored}\"\n"),
         &["balance.over", "missing"],
     );
     assert_refused(
         &base("unit.wardens.alive", "[1, 2]", "wardens.restord"),
-        &["balance.metric", "wardens.restord", "did you mean \"wardens.restored\""],
+        &[
+            "balance.metric",
+            "wardens.restord",
+            "did you mean \"wardens.restored\"",
+        ],
     );
     assert_refused(
         &format!(

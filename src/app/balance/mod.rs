@@ -267,7 +267,10 @@ impl Search<'_> {
                     Some(g) => g.merge(&more),
                     none => *none = Some(more),
                 }
-                if opts.checkpoint.is_some_and(|every| saved.elapsed() >= every) {
+                if opts
+                    .checkpoint
+                    .is_some_and(|every| saved.elapsed() >= every)
+                {
                     let wall = earlier_wall + start.elapsed().as_secs_f64();
                     let bytes = checkpoint::bytes(self, &gathered, wall);
                     let written = std::fs::create_dir_all(claim.dir())
@@ -427,7 +430,11 @@ impl Search<'_> {
     fn tell(&self, answer: &Answer, seen: &[Option<Summary>], played: u64) -> Told {
         let b = self.balance;
         let values = &b.values;
-        let summary = |k: usize| seen[k].as_ref().expect("the answer names played candidates");
+        let summary = |k: usize| {
+            seen[k]
+                .as_ref()
+                .expect("the answer names played candidates")
+        };
         let shown = |k: usize| {
             let s = summary(k);
             format!(

@@ -49,7 +49,10 @@ impl Side {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Next {
     /// Play candidate `candidate` until it has `to` trials.
-    Play { candidate: usize, to: u64 },
+    Play {
+        candidate: usize,
+        to: u64,
+    },
     Done(Answer),
 }
 
@@ -198,9 +201,9 @@ fn answer(
     let undecided_at_max = needed
         .into_iter()
         .filter(|&i| {
-            seen[i].as_ref().is_some_and(|s| {
-                Side::of(s, target) == Side::Undecided && s.trials >= trials_max
-            })
+            seen[i]
+                .as_ref()
+                .is_some_and(|s| Side::of(s, target) == Side::Undecided && s.trials >= trials_max)
         })
         .collect();
     Answer {
