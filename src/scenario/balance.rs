@@ -127,21 +127,23 @@ fn refuse_sweep_of(
             Some(_) => Err(ctx.invalid("sweep", "cannot be given with [balance]")),
         };
     };
-    for swept in sweep.keys() {
-        let same = split_path(swept).is_ok_and(|p| super::designs::overlap(&p, path));
-        let problem = if same {
-            format!(
-                "[sweep] also sets {}, the key [balance] varies: the search chooses its values from `over`; remove the key from [sweep]",
-                quoted(vary)
-            )
-        } else {
-            format!(
-                "[sweep] sets {} beside [balance]: a balance search varies one key; run one search per value of {} (a file each, or --set)",
-                quoted(swept),
-                quoted(swept)
-            )
-        };
-        return Err(ctx.invalid(format!("sweep.\"{swept}\""), problem));
-    }
-    Ok(())
+    let same = sweep
+        .keys()
+        .find(|k| split_path(k).is_ok_and(|p| super::designs::overlap(&p, path)));
+    let Some(swept) = same.or_else(|| sweep.keys().next()) else {
+        return Ok(());
+    };
+    let problem = if same.is_some() {
+        format!(
+            "[sweep] also sets {}, the key [balance] varies: the search chooses its values from `over`; remove the key from [sweep]",
+            quoted(vary)
+        )
+    } else {
+        format!(
+            "[sweep] sets {} beside [balance]: a balance search varies one key; run one search per value of {} (a file each, or --set)",
+            quoted(swept),
+            quoted(swept)
+        )
+    };
+    Err(ctx.invalid(format!("sweep.\"{swept}\""), problem))
 }

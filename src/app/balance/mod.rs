@@ -260,9 +260,7 @@ impl Search<'_> {
                     Next::Play { candidate, to } => (candidate, to),
                 };
                 let from = gathered[k].as_ref().map_or(0, |g| g.trials);
-                let Some(more) = self.candidates[k].play(from..to, &monitor) else {
-                    return None;
-                };
+                let more = self.candidates[k].play(from..to, &monitor)?;
                 match &mut gathered[k] {
                     Some(g) => g.merge(&more),
                     none => *none = Some(more),
