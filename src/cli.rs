@@ -130,7 +130,7 @@ pub struct RunArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct BalanceArgs {
-    /// Scenario file with a [balance] section.
+    /// Scenario file with a `[balance]` section.
     pub file: PathBuf,
     /// The most trials any one candidate is played with: 1000000, 1e6 or 1M (default: the
     /// scenario's trials).

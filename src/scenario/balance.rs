@@ -49,33 +49,8 @@ pub(super) fn read(
     let vary = text("vary")?;
     let metric = text("metric")?;
     let path = split_path(&vary).map_err(|p| ctx.invalid(key("vary"), p))?;
-    let over = match section.get("over") {
-        Some(toml::Value::Array(values)) if !values.is_empty() => values.clone(),
-        Some(other) => {
-            return Err(ctx.invalid(
-                key("over"),
-                format!(
-                    "{} must be a non-empty list of candidate values, in the order the metric's mean is expected to move",
-                    clip(&other.to_string())
-                ),
-            ))
-        }
-        None => return Err(ctx.invalid(key("over"), "is missing; list the candidate values to search, such as over = [2, 3, 4, 5]")),
-    };
-    let target = match section.get("target") {
-        None => 0.0,
-        Some(toml::Value::Integer(i)) => *i as f64,
-        Some(toml::Value::Float(f)) if f.is_finite() => *f,
-        Some(other) => {
-            return Err(ctx.invalid(
-                key("target"),
-                format!(
-                    "{} must be a number (the mean sought)",
-                    clip(&other.to_string())
-                ),
-            ))
-        }
-    };
+    let over = over(ctx, section)?;
+    let target = target(ctx, section)?;
     refuse_sweep_of(ctx, root, &vary, &path)?;
     let points: Vec<Vec<Setting>> = over
         .iter()
@@ -110,6 +85,40 @@ pub(super) fn read(
         points,
     };
     Ok(Some((balance, grid)))
+}
+
+/// `over`: a non-empty list of candidates.
+fn over(ctx: &Context, section: &toml::Value) -> Result<Vec<toml::Value>, ScenarioError> {
+    match section.get("over") {
+        Some(toml::Value::Array(values)) if !values.is_empty() => Ok(values.clone()),
+        Some(other) => Err(ctx.invalid(
+            "balance.over",
+            format!(
+                "{} must be a non-empty list of candidate values, in the order the metric's mean is expected to move",
+                clip(&other.to_string())
+            ),
+        )),
+        None => Err(ctx.invalid(
+            "balance.over",
+            "is missing; list the candidate values to search, such as over = [2, 3, 4, 5]",
+        )),
+    }
+}
+
+/// `target`: a finite number, 0 when not given.
+fn target(ctx: &Context, section: &toml::Value) -> Result<f64, ScenarioError> {
+    match section.get("target") {
+        None => Ok(0.0),
+        Some(toml::Value::Integer(i)) => Ok(*i as f64),
+        Some(toml::Value::Float(f)) if f.is_finite() => Ok(*f),
+        Some(other) => Err(ctx.invalid(
+            "balance.target",
+            format!(
+                "{} must be a number (the mean sought)",
+                clip(&other.to_string())
+            ),
+        )),
+    }
 }
 
 /// A `[sweep]` beside `[balance]`: on the same key its values would fight the candidates'; on

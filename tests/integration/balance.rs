@@ -174,6 +174,15 @@ fn the_crossing_of_a_rally_is_where_missing_times_p_meets_the_target() {
     assert!(lo <= est && est <= hi && (4.0..=5.0).contains(&lo) && (4.0..=5.0).contains(&hi));
     let played: u64 = rows.iter().map(|r| r.trials).sum();
     assert_eq!(a["trials_played"], played);
+    // The report leads with the answer, its numbers those of run.json rounded for people.
+    ok(&rollcall(tmp.path(), &["report", out.to_str().unwrap()]));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let crossing = format!(
+        "Crossing: unit.wardens.alive = {est:.2} (95%: {lo:.2} to {hi:.2}), interpolated between the pair."
+    );
+    assert!(md.contains("## Balance"), "{md}");
+    assert!(md.contains(&crossing), "{crossing} in {md}");
+    assert!(md.contains("wardens.restored reaches 2.6 between unit.wardens.alive = 5 and 4."));
 }
 
 /// The search plays each candidate on the trials a sweep plays it on: a candidate left at its
@@ -321,11 +330,13 @@ fn trials_max_stops_an_undecided_candidate_and_says_so() {
 #[test]
 fn a_search_resumed_from_its_checkpoint_writes_the_uninterrupted_tables() {
     let tmp = tempfile::tempdir().unwrap();
-    // The target sits on alive = 5's mean, so that candidate doubles up to --trials-max:
-    // many steps, each saved (--checkpoint 0).
-    let file = write(tmp.path(), &with_balance("[9, 7, 5, 3, 1]", 2.5));
+    // No warden is ever lost, so `wardens.lost` is 0 in every trial and equals the target:
+    // every candidate stays undecided and doubles up to --trials-max, many steps, each saved
+    // (--checkpoint 0), and long enough to be killed midway whatever the machine's speed.
+    let text = with_balance("[9, 7, 5]", 0.0).replace("\"wardens.restored\"", "\"wardens.lost\"");
+    let file = write(tmp.path(), &text);
     let reference = tmp.path().join("reference");
-    let flags = ["--trials-max", "40M", "--seed", "3", "--quiet"];
+    let flags = ["--trials-max", "8M", "--seed", "3", "--quiet"];
     ok(&rollcall(
         tmp.path(),
         &[
@@ -373,7 +384,7 @@ fn a_search_resumed_from_its_checkpoint_writes_the_uninterrupted_tables() {
             "--resume",
             out.to_str().unwrap(),
             "--trials-max",
-            "40M",
+            "8M",
             "--seed",
             "4",
         ],

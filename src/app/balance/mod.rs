@@ -356,39 +356,50 @@ impl Search<'_> {
             balance_csv(&self.set.name, &self.balance.vary, &rows),
         ));
         let dir = write_tables(claim, &report, &meta, extra)?;
-        let line = format!(
-            "{}: balance of {} candidates, {} played, {} trials in {:.2} s{} -> {}",
-            self.set.name,
-            self.candidates.len(),
-            report.variants.len(),
-            played,
-            wall,
-            if complete { "" } else { ", interrupted" },
-            dir.display()
-        );
-        if complete {
-            log(Note::Info(&line));
-        } else {
-            log(Note::Warning(&format!(
-                "{line}; resume with: rollcall balance {} --resume {} (and the same --seed, --trials-max and --set)",
-                self.set.file,
-                dir.display()
-            )));
-        }
-        if opts.report && complete {
-            let paths = crate::report::write(&dir, None)?;
-            log(Note::Info(&format!(
-                "{}: report -> {}",
-                self.set.name,
-                paths[0].display()
-            )));
-        }
+        let played_candidates = report.variants.len();
+        self.tell_written(opts, &dir, (played_candidates, played, wall, complete), log)?;
         Ok(Balanced {
             status: Status::from_complete(complete),
             lines,
             dir,
             answer: meta.balance,
         })
+    }
+
+    /// Says on stderr what was played and where it was written (an interrupted search, how
+    /// to resume it), and writes the report when asked.
+    fn tell_written(
+        &self,
+        opts: &BalanceOptions,
+        dir: &Path,
+        (candidates, played, wall, complete): (usize, u64, f64, bool),
+        log: &mut dyn FnMut(Note<'_>),
+    ) -> Result<(), Error> {
+        let line = format!(
+            "{}: balance of {} candidates, {candidates} played, {played} trials in {wall:.2} s{} -> {}",
+            self.set.name,
+            self.candidates.len(),
+            if complete { "" } else { ", interrupted" },
+            dir.display()
+        );
+        if !complete {
+            log(Note::Warning(&format!(
+                "{line}; resume with: rollcall balance {} --resume {} (and the same --seed, --trials-max and --set)",
+                self.set.file,
+                dir.display()
+            )));
+            return Ok(());
+        }
+        log(Note::Info(&line));
+        if opts.report {
+            let paths = crate::report::write(dir, None)?;
+            log(Note::Info(&format!(
+                "{}: report -> {}",
+                self.set.name,
+                paths[0].display()
+            )));
+        }
+        Ok(())
     }
 
     fn rows(
@@ -446,18 +457,7 @@ impl Search<'_> {
                 s.trials
             )
         };
-        let crossing = match (answer.pair, &b.numbers) {
-            (Some((i, j)), Some(x)) => {
-                search::crossing((x[i], x[j]), summary(i), summary(j), b.target).map(
-                    |[estimate, ci95_low, ci95_high]| Crossing {
-                        estimate,
-                        ci95_low,
-                        ci95_high,
-                    },
-                )
-            }
-            _ => None,
-        };
+        let crossing = self.crossing(answer, seen);
         let mut lines = Vec::new();
         let target = crate::format::plain_number(b.target);
         match answer.pair {
@@ -468,6 +468,14 @@ impl Search<'_> {
                 ));
                 lines.push(format!("  {}", shown(i)));
                 lines.push(format!("  {}", shown(j)));
+            }
+            None if Side::of(summary(answer.closest), b.target) == Side::Undecided => {
+                lines.push(format!(
+                    "{}: {} cannot be told from {target} at 95% at {}",
+                    self.set.name,
+                    b.metric,
+                    shown(answer.closest)
+                ))
             }
             None => lines.push(format!(
                 "{}: {} does not reach {target} over the candidates played; nearest: {}",
@@ -486,19 +494,7 @@ impl Search<'_> {
             ));
         }
         lines.push(format!("  closest: {}", shown(answer.closest)));
-        let mut warnings = Vec::new();
-        for &(i, j) in &answer.violations {
-            warnings.push(format!(
-                "{}: {} is not monotonic at 95%: {} = {} and {} contradict the order of the end candidates; every candidate was played, read balance.csv",
-                self.set.name, b.metric, b.vary, values[i], values[j]
-            ));
-        }
-        for &k in &answer.undecided_at_max {
-            warnings.push(format!(
-                "{}: {} = {} is still undecided against {target} at --trials-max {} trials; the answer is not certain at 95% (raise --trials-max)",
-                self.set.name, b.vary, values[k], self.trials_max
-            ));
-        }
+        let warnings = self.warnings(answer);
         let answer = BalanceAnswer {
             vary: b.vary.clone(),
             metric: b.metric.clone(),
@@ -521,6 +517,43 @@ impl Search<'_> {
             lines,
             warnings,
         }
+    }
+}
+
+impl Search<'_> {
+    /// For numeric candidates, where the line through the pair's means meets the target.
+    fn crossing(&self, answer: &Answer, seen: &[Option<Summary>]) -> Option<Crossing> {
+        let ((i, j), x) = (answer.pair?, self.balance.numbers.as_ref()?);
+        let (a, b) = (seen[i].as_ref()?, seen[j].as_ref()?);
+        let [estimate, ci95_low, ci95_high] =
+            search::crossing((x[i], x[j]), a, b, self.balance.target)?;
+        Some(Crossing {
+            estimate,
+            ci95_low,
+            ci95_high,
+        })
+    }
+
+    /// What makes the answer less than it claims: monotonicity violations and candidates
+    /// left undecided by `--trials-max`.
+    fn warnings(&self, answer: &Answer) -> Vec<String> {
+        let b = self.balance;
+        let values = &b.values;
+        let target = crate::format::plain_number(b.target);
+        let mut warnings = Vec::new();
+        for &(i, j) in &answer.violations {
+            warnings.push(format!(
+                "{}: {} is not monotonic at 95%: {} = {} and {} contradict the order of the end candidates; every candidate was played, read balance.csv",
+                self.set.name, b.metric, b.vary, values[i], values[j]
+            ));
+        }
+        for &k in &answer.undecided_at_max {
+            warnings.push(format!(
+                "{}: {} = {} is still undecided against {target} at --trials-max {} trials; the answer is not certain at 95% (raise --trials-max)",
+                self.set.name, b.vary, values[k], self.trials_max
+            ));
+        }
+        warnings
     }
 }
 
