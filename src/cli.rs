@@ -1,7 +1,7 @@
 //! Command-line flags, parsed by clap into the typed options of [`crate::app`].
 //! No rules here: only spelling, ranges and defaults of flags.
 
-use crate::app::{FileOptions, RunOptions};
+use crate::app::{BalanceOptions, FileOptions, RunOptions};
 use crate::config::suggest::quoted;
 use crate::engine::Shard;
 use crate::output::partial::MAX_SHARDS;
@@ -39,6 +39,10 @@ pub enum CommandLine {
         "Output folder (default: results/SCENARIO/advice/, apart from a simulation's tables)"
     )))]
     Advise(FileArgs),
+    /// Search `[balance]`'s candidates for the value at which the metric's mean meets the
+    /// target, playing only the candidates and trials the answer needs; write balance.csv
+    /// with the tables of the candidates played.
+    Balance(BalanceArgs),
     /// Merge the partial results of a sharded run into the tables a single run writes.
     Merge {
         /// Partial-results files, or folders holding them (shard-*.json).
@@ -122,6 +126,58 @@ pub struct RunArgs {
     /// Also write report.html and report.md next to the tables.
     #[arg(long)]
     pub report: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BalanceArgs {
+    /// Scenario file with a `[balance]` section.
+    pub file: PathBuf,
+    /// The most trials any one candidate is played with: 1000000, 1e6 or 1M (default: the
+    /// scenario's trials).
+    #[arg(long, allow_negative_numbers = true, value_parser = trials)]
+    pub trials_max: Option<u64>,
+    /// Seed of the random streams (overrides scenario.seed).
+    #[arg(long, allow_negative_numbers = true, value_parser = seed)]
+    pub seed: Option<u64>,
+    /// Worker threads (default: every core). Results do not depend on it.
+    #[arg(long, allow_negative_numbers = true, value_parser = threads)]
+    pub threads: Option<u64>,
+    /// Output folder (default: results/SCENARIO/balance/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Override any key before validation, as `run --set` does.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = setting)]
+    pub settings: Vec<Setting>,
+    /// No progress bar and no summary line on stderr (the answer is still printed).
+    #[arg(long)]
+    pub quiet: bool,
+    /// Save the search's progress (DIR/checkpoint.json) at most every SECONDS.
+    #[arg(long, value_name = "SECONDS", value_parser = checkpoint)]
+    pub checkpoint: Option<std::time::Duration>,
+    /// Continue the search whose checkpoint is in DIR, with the same file and flags.
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
+    /// Also write report.html and report.md next to the tables.
+    #[arg(long)]
+    pub report: bool,
+}
+
+impl BalanceArgs {
+    pub fn into_options(self) -> BalanceOptions {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        BalanceOptions {
+            file: self.file,
+            trials_max: self.trials_max,
+            seed: self.seed,
+            threads: self.threads.map_or(cores, |t| t as usize),
+            out: self.out,
+            settings: self.settings,
+            quiet: self.quiet,
+            checkpoint: self.checkpoint,
+            resume: self.resume,
+            report: self.report,
+        }
+    }
 }
 
 /// The flags of a command on one scenario file (`exact`, `advise`). Each command says in its

@@ -42,6 +42,29 @@ fn main() {
                 Err(e) => say.error(&e),
             }
         }
+        CommandLine::Balance(args) => {
+            let opts = args.into_options();
+            let quiet = opts.quiet;
+            let _ = ctrlc::set_handler(|| {
+                if app::INTERRUPT.swap(true, Ordering::Relaxed) {
+                    std::process::exit(130);
+                }
+            });
+            let mut log = |note: app::Note<'_>| match note {
+                app::Note::Info(line) if !quiet => eprintln!("{line}"),
+                app::Note::Info(_) => {}
+                app::Note::Warning(line) | app::Note::Failure(line) => eprintln!("{line}"),
+            };
+            match app::balance(&opts, &mut log) {
+                Ok(balanced) => {
+                    for line in &balanced.lines {
+                        println!("{line}");
+                    }
+                    balanced.status.exit_code()
+                }
+                Err(e) => report(&e),
+            }
+        }
         CommandLine::Exact(args) => match app::exact(&args.into_options()) {
             Ok(dir) => {
                 say.err(&format!("exact -> {}", dir.display()));

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 mod advise;
+mod balance;
 mod exact;
 mod explain;
 mod merge;
@@ -25,6 +26,7 @@ mod report;
 mod run;
 
 pub use advise::{advise, advise_plans, Advised};
+pub use balance::{balance, search as balance_search, BalanceOptions, Balanced};
 pub use exact::exact;
 pub use explain::{explain, Explained};
 pub use merge::merge;
@@ -305,7 +307,8 @@ pub fn check(files: &[PathBuf], settings: &[Setting]) -> Result<Vec<String>, Err
     scenario_files(files)?
         .iter()
         .map(|f| {
-            let (set, _) = prepare(f, settings)?;
+            let (set, compiled) = prepare(f, settings)?;
+            balance::check_metric(&set, &compiled)?;
             let v = &set.variants[0];
             let s = v.scenario();
             let what = match (&s.game, &v.arms) {

@@ -512,7 +512,7 @@ fn write_shard_part(part: ShardPart<'_>, body: partial::PartBody) -> Result<Path
 }
 
 impl Status {
-    fn from_complete(complete: bool) -> Status {
+    pub(super) fn from_complete(complete: bool) -> Status {
         if complete {
             Status::Complete
         } else {

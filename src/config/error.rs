@@ -114,6 +114,21 @@ impl ConfigError {
         }
     }
 
+    /// This error, said to have happened at the `[balance]` candidate `candidate`
+    /// (`unit.crossbows.size = 0`); an error the file has without the candidate is kept as
+    /// it is.
+    pub fn at_balance_candidate(self, candidate: impl Into<String>) -> ConfigError {
+        let ConfigError::Sweep { problem, .. } = &self else {
+            return self;
+        };
+        ConfigError::Invalid {
+            file: self.file().to_string(),
+            key: "balance.over".into(),
+            problem: format!("candidate {}: {problem}", candidate.into()),
+            place: None,
+        }
+    }
+
     /// Everything after `<file>: `.
     fn write_body(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

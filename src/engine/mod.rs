@@ -13,12 +13,14 @@ mod arms;
 mod cpu;
 pub mod draws;
 pub mod joined;
+pub mod range;
 pub mod stream;
 pub mod tree;
 mod worker;
 
 pub use draws::{Draw, Draws, Plain};
 pub use joined::{Joined, PairOf, Pairing};
+pub use range::{Pool, Ranges};
 
 use crate::stats::{Histogram, Summary};
 use rayon::prelude::*;

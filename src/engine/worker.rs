@@ -8,6 +8,7 @@ use super::tree::{Mode, Player, Tree, Walked};
 use super::{chunk_len, Draw, Gathered, LaneAt, RunSpec, Trial};
 use crate::dice::{SuccessCount, AMBIGUOUS};
 use crate::stats::Histogram;
+use rand::Rng;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Trials played before their paired differences are added to the histograms, column by
@@ -79,7 +80,7 @@ impl<'t, T: Trial> Worker<'t, T> {
         let halt = if trial.arms() == 1 {
             self.play_one_arm(trial, &mut lanes, n, &mut done, acc, signals)
         } else {
-            self.play_arms(trial, &mut lanes, n, &mut done, acc, signals)
+            self.play_arms(trial, &mut lanes, 0..n, &mut done, acc, signals)
         };
         if halt == Some(Halt::Stopped) {
             return ChunkEnd::Stopped;
@@ -98,6 +99,43 @@ impl<'t, T: Trial> Worker<'t, T> {
         ChunkEnd::Whole
     }
 
+    /// Plays trials `trials` of chunk `chunk` (numbered within the chunk) into `acc` as a
+    /// trial of several arms is played, even when it has one: each trial's arms replay the
+    /// stream seeded from its own word of the chunk's lanes, so a trial's result does not
+    /// depend on which other trials, or which other trials of the range, are played (see
+    /// [`super::range`]). Returns false when stopped: `acc` then holds part of the range, to be
+    /// dropped as a stopped chunk is.
+    pub(crate) fn play_part(
+        &mut self,
+        trial: &'t T,
+        seed: u64,
+        chunk: u64,
+        trials: std::ops::Range<u64>,
+        acc: &mut Gathered,
+        stop: &AtomicBool,
+    ) -> bool {
+        let mut lanes = Lanes::new(seed, chunk);
+        // The words of the trials before the range, one each, are skipped on every lane.
+        for lane in 0..LANES {
+            let mut rng = lanes.state(lane);
+            for _ in 0..trials_on_lane(0, trials.start, lane) {
+                rng.next_u64();
+            }
+            lanes.restore(lane, rng);
+        }
+        let n = trials.end - trials.start;
+        let mut done = [0; LANES];
+        let never = AtomicBool::new(false);
+        let signals = Signals { stop, pause: &never };
+        if self.play_arms(trial, &mut lanes, trials, &mut done, acc, signals).is_some() {
+            return false;
+        }
+        self.gathering.flush(trial.pairs(), acc);
+        self.arms.drain_into(&self.trees, acc);
+        acc.trials += n;
+        true
+    }
+
     /// Several arms: trial t draws one word from lane t mod 16 and every arm replays the
     /// stream seeded from it ([`stream::trial_stream`]): common random numbers. A trial whose
     /// arms all end at leaves is counted by its leaves, per arm and per pair of arms compared,
@@ -107,7 +145,7 @@ impl<'t, T: Trial> Worker<'t, T> {
         &mut self,
         trial: &'t T,
         lanes: &mut Lanes,
-        n: u64,
+        trials: std::ops::Range<u64>,
         done: &mut [u64; LANES],
         acc: &mut Gathered,
         signals: Signals<'_>,
@@ -116,7 +154,7 @@ impl<'t, T: Trial> Worker<'t, T> {
         let mut moved = false;
         for (lane, done) in done.iter_mut().enumerate() {
             let mut rng = lanes.state(lane);
-            let total = trials_on_lane(0, n, lane);
+            let total = trials_on_lane(trials.start, trials.end, lane);
             while *done < total {
                 if let Some(halt) = signals.halt(moved) {
                     lanes.restore(lane, rng);

@@ -2,6 +2,7 @@
 //! results folders. Output lays out what it is given and decides nothing.
 
 mod atomic;
+pub mod balance;
 pub mod partial;
 pub mod tables;
 
@@ -44,6 +45,9 @@ pub struct RunMeta {
     /// scenario tells it; for merged tables, what acted in no trial of any part; empty for
     /// exact tables, which are not checked.
     pub warnings: Vec<String>,
+    /// What a balance search found (`rollcall balance` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub balance: Option<balance::BalanceAnswer>,
 }
 
 /// The `method` of tables a simulation played.
@@ -114,6 +118,7 @@ impl RunMeta {
             complete: trials.complete,
             trials_played_in_full: trials.played_in_full,
             warnings: Vec::new(),
+            balance: None,
         }
     }
 }
@@ -128,6 +133,7 @@ pub const RUN_FILES: &[&str] = &[
     "equilibrium.csv",
     "advice.csv",
     "validation.csv",
+    "balance.csv",
     "run.json",
     CHECKPOINT_FILE,
     "report.html",

@@ -35,6 +35,9 @@ pub struct RunInfo {
     /// them first.
     #[serde(default)]
     pub objective: Vec<String>,
+    /// What a balance search found, when the folder is one.
+    #[serde(default)]
+    pub balance: Option<crate::output::balance::BalanceAnswer>,
 }
 
 /// The sweep point and choice a row of a table belongs to: its sweep parameter values and its
@@ -103,6 +106,8 @@ pub struct Results {
     pub compare: Vec<CompareRow>,
     pub orderings: Option<TextTable>,
     pub equilibrium: Option<TextTable>,
+    /// `balance.csv`, when the folder is a balance search's.
+    pub balance: Option<TextTable>,
 }
 
 /// Reads a results folder; `summary.csv`, `distribution.csv` and `run.json` must be there.
@@ -183,6 +188,7 @@ pub fn read(dir: &Path) -> Result<Results, ReportError> {
         compare: compare_rows,
         orderings: text_table(&dir.join("orderings.csv"))?,
         equilibrium: text_table(&dir.join("equilibrium.csv"))?,
+        balance: text_table(&dir.join("balance.csv"))?,
     })
 }
 

@@ -7,6 +7,7 @@
 //! `charts` draws with `plotters`; the templates in `templates/` lay the page out, through
 //! `minijinja`. Nothing here runs a scenario.
 
+mod balance;
 mod cards;
 mod charts;
 pub mod input;

@@ -27,6 +27,8 @@ pub struct Page {
     pub sweep: Option<SweepSection>,
     /// A card game's equilibrium, payoff matrix and orderings, shown first.
     pub cards: Option<CardSection>,
+    /// A balance search's answer and candidates, shown first.
+    pub balance: Option<super::balance::BalanceSection>,
 }
 
 #[derive(Debug, Serialize)]
@@ -272,6 +274,7 @@ pub fn build(results: &Results) -> Result<Page, ReportError> {
         comparisons: comparisons(&index)?,
         sweep,
         cards: cards::section(results),
+        balance: super::balance::section(results),
     })
 }
 

@@ -100,6 +100,14 @@ const CHOICE: &[Key] = &[
     ("set", Any),
 ];
 
+/// `[balance]`: its values are read and checked by `balance::read`.
+const BALANCE: &[Key] = &[
+    ("vary", Value),
+    ("over", Value),
+    ("metric", Value),
+    ("target", Value),
+];
+
 /// The whole file. `[sweep]` keys are key paths, checked when applied; the `[cards]` keys are
 /// the card loader's.
 pub(super) const FILE: &[Key] = &[
@@ -113,6 +121,7 @@ pub(super) const FILE: &[Key] = &[
     ("sweep", Any),
     ("cards", Table(crate::cards::SECTION_KEYS)),
     ("metrics", Any),
+    ("balance", Table(BALANCE)),
 ];
 
 /// Checks the keys of a scenario's text; see [`check_text`].

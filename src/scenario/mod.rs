@@ -7,6 +7,7 @@
 //! points are applied to the TOML value tree before validation, so an override is checked
 //! exactly like a key written in the file.
 
+mod balance;
 mod build;
 mod derived;
 mod designs;
@@ -19,6 +20,7 @@ pub mod raw;
 mod units;
 mod values;
 
+pub use balance::Balance;
 pub use error::ScenarioError;
 pub use overrides::{parse_setting, Setting};
 
@@ -454,6 +456,8 @@ pub struct ScenarioSet {
     pub variants: Vec<Variant>,
     /// FNV-1a of the effective TOML (after `--set`), to tell runs of different inputs apart.
     pub hash: u64,
+    /// `[balance]`, whose candidates are the variants (one each, in `over` order).
+    pub balance: Option<Balance>,
 }
 
 impl ScenarioSet {
@@ -500,12 +504,22 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
         })?;
     }
     let hash = fnv1a(&hashed_bytes(&value, file));
-    let grid =
-        overrides::sweep_grid(&value).map_err(|(setting, problem)| ScenarioError::Override {
-            file: file.to_string(),
-            setting,
-            problem,
-        })?;
+    let ctx = error::Context {
+        file: file.to_string(),
+    };
+    let (balance, grid) = match balance::read(&ctx, &value)? {
+        Some((balance, grid)) => (Some(balance), grid),
+        None => (
+            None,
+            overrides::sweep_grid(&value).map_err(|(setting, problem)| {
+                ScenarioError::Override {
+                    file: file.to_string(),
+                    setting,
+                    problem,
+                }
+            })?,
+        ),
+    };
     // A key set twice would be silently replaced by the later source; refuse it instead.
     let swept: Vec<Vec<String>> = grid.points[0].iter().map(|s| s.path.clone()).collect();
     if let Some((setting, key)) = settings.iter().find_map(|s| {
@@ -530,9 +544,6 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
         .map(|s| s.path.clone())
         .chain(swept)
         .collect();
-    let ctx = error::Context {
-        file: file.to_string(),
-    };
     let mut variants = Vec::with_capacity(grid.points.len());
     for point in &grid.points {
         let variant = sweep_point(&ctx, &written, &value, settings, point, &taken);
@@ -549,6 +560,11 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
                 }
             }
             other => other,
+        };
+        // A candidate is named as one, not as a sweep point.
+        let variant = match (variant, &balance) {
+            (Err(e), Some(_)) => Err(e.at_balance_candidate(assignments(point))),
+            (v, _) => v,
         }?;
         variants.push(variant);
     }
@@ -558,6 +574,7 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
         param_names: grid.names,
         variants,
         hash,
+        balance,
     })
 }
 

@@ -25,6 +25,17 @@ pub struct RawFile {
     pub cards: Option<toml::Value>,
     /// Derived metrics, name -> expression; read as a table so its keys keep file order.
     pub metrics: Option<toml::Table>,
+    pub balance: Option<RawBalance>,
+}
+
+/// `[balance]`, as values: `balance::read` checks them with messages of its own.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBalance {
+    pub vary: Option<toml::Value>,
+    pub over: Option<toml::Value>,
+    pub metric: Option<toml::Value>,
+    pub target: Option<toml::Value>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -7,6 +7,7 @@
 //! from exact integer sums ([`Sums`]); a floating accumulator would round differently for each
 //! merge order and break byte-identical output across thread counts.
 
+pub mod bradley_terry;
 pub mod fit;
 pub mod histogram;
 pub mod pmf;

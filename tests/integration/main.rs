@@ -7,6 +7,7 @@ mod common;
 
 mod advise;
 mod bad_input;
+mod balance;
 mod cards;
 mod cli;
 mod commands;
