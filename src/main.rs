@@ -10,6 +10,16 @@ use rollcall::cli::{Cli, CommandLine};
 use std::io::Write;
 use std::sync::atomic::Ordering;
 
+/// First Ctrl-C: stop at a chunk boundary (or a checkpoint's pause) and write; a second one:
+/// leave now.
+fn on_interrupt_stop() {
+    let _ = ctrlc::set_handler(|| {
+        if app::INTERRUPT.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
+}
+
 fn main() {
     let mut say = Say::default();
     // clap quotes a bad argument whole; a long one is clipped like every other message.
@@ -26,12 +36,7 @@ fn main() {
         CommandLine::Run(args) => {
             let opts = args.into_options();
             let quiet = opts.quiet;
-            // First Ctrl-C: stop at a chunk boundary and write; a second one: leave now.
-            let _ = ctrlc::set_handler(|| {
-                if app::INTERRUPT.swap(true, Ordering::Relaxed) {
-                    std::process::exit(130);
-                }
-            });
+            on_interrupt_stop();
             let mut log = |note: app::Note<'_>| match note {
                 app::Note::Info(line) if !quiet => say.err(line),
                 app::Note::Info(_) => {}
@@ -45,24 +50,20 @@ fn main() {
         CommandLine::Balance(args) => {
             let opts = args.into_options();
             let quiet = opts.quiet;
-            let _ = ctrlc::set_handler(|| {
-                if app::INTERRUPT.swap(true, Ordering::Relaxed) {
-                    std::process::exit(130);
-                }
-            });
+            on_interrupt_stop();
             let mut log = |note: app::Note<'_>| match note {
-                app::Note::Info(line) if !quiet => eprintln!("{line}"),
+                app::Note::Info(line) if !quiet => say.err(line),
                 app::Note::Info(_) => {}
-                app::Note::Warning(line) | app::Note::Failure(line) => eprintln!("{line}"),
+                app::Note::Warning(line) | app::Note::Failure(line) => say.err(line),
             };
             match app::balance(&opts, &mut log) {
                 Ok(balanced) => {
                     for line in &balanced.lines {
-                        println!("{line}");
+                        say.out(line);
                     }
                     balanced.status.exit_code()
                 }
-                Err(e) => report(&e),
+                Err(e) => say.error(&e),
             }
         }
         CommandLine::Exact(args) => match app::exact(&args.into_options()) {

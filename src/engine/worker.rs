@@ -126,8 +126,14 @@ impl<'t, T: Trial> Worker<'t, T> {
         let n = trials.end - trials.start;
         let mut done = [0; LANES];
         let never = AtomicBool::new(false);
-        let signals = Signals { stop, pause: &never };
-        if self.play_arms(trial, &mut lanes, trials, &mut done, acc, signals).is_some() {
+        let signals = Signals {
+            stop,
+            pause: &never,
+        };
+        if self
+            .play_arms(trial, &mut lanes, trials, &mut done, acc, signals)
+            .is_some()
+        {
             return false;
         }
         self.gathering.flush(trial.pairs(), acc);
