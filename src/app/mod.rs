@@ -14,7 +14,6 @@ use crate::output::{
 use crate::rules::{Designs, Plan};
 use crate::scenario::{self, Arms, Game, ScenarioError, ScenarioSet, Setting};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 mod advise;
 mod exact;
@@ -30,8 +29,9 @@ pub use merge::merge;
 pub use report::report;
 pub use run::{run, RunOptions};
 
-/// Set by the Ctrl-C handler; a run stops at the next chunk boundary.
-pub static INTERRUPT: AtomicBool = AtomicBool::new(false);
+/// Set by the Ctrl-C handler; a run stops at the next chunk boundary, a trial under way and
+/// the exact engine at their next step.
+pub use crate::engine::INTERRUPT;
 
 /// Where a bare `rollcall run` looks for scenarios.
 pub const CONFIG_DIR: &str = "configs";
@@ -65,12 +65,19 @@ pub enum Error {
     Advice { file: String, source: Refusal },
     #[error(transparent)]
     Report(#[from] crate::report::ReportError),
+    /// Ctrl-C while the exact engine worked (for `run`'s `best` orders or `--validate`).
+    #[error("{file}: interrupted while the exact engine worked; nothing was written")]
+    Interrupted { file: String },
 }
 
 impl Error {
-    /// Every error is the user's to fix (bad input or an unwritable place): status 2.
+    /// Every error is the user's to fix (bad input or an unwritable place): status 2; Ctrl-C
+    /// exits as interrupted runs do, 130.
     pub fn exit_code(&self) -> i32 {
-        2
+        match self {
+            Error::Interrupted { .. } => 130,
+            _ => 2,
+        }
     }
 }
 
@@ -313,6 +320,9 @@ fn exact_report(set: &ScenarioSet, compiled: Option<&Compiled>) -> Result<ExactR
 /// scenario to simulation.
 fn refused(set: &ScenarioSet, source: Refusal) -> Error {
     let file = set.file.clone();
+    if crate::engine::interrupted() {
+        return Error::Interrupted { file };
+    }
     match source {
         Refusal::Advice(source) => Error::Advice {
             file,

@@ -70,7 +70,8 @@ impl<'t, T: Trial> Worker<'t, T> {
         } else {
             self.play_arms(trial, &mut lanes, n, acc, stop)
         };
-        if !whole {
+        // A trial that saw Ctrl-C stopped midway ([`super::interrupted`]): its chunk goes.
+        if !whole || super::interrupted() {
             return false;
         }
         self.gathering.flush(trial.pairs(), acc);

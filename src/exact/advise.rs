@@ -285,7 +285,14 @@ fn explore(
         },
     };
     explorer.explored.graph = Graph::from_start(explorer.start());
+    let units = explorer.ctx.plan.scenario().units.len();
+    let limit = super::cost::state_limit(units, MAX_STATES);
     while let Some((node, id)) = explorer.explored.graph.work.pop_first() {
+        if crate::engine::interrupted() {
+            let states = explorer.explored.graph.states();
+            let why = Why::from("interrupted".to_string());
+            return Err(Failed { why, states });
+        }
         let expanded = match explorer.expand(node, id) {
             Ok(expanded) => expanded,
             Err(why) => {
@@ -295,10 +302,11 @@ fn explore(
         };
         explorer.record(id, expanded);
         let states = explorer.explored.graph.states();
-        if states > MAX_STATES {
+        if states > limit {
             let why = Why::from(format!(
                 "the backward induction holds {states} distinct states, over the limit of \
-                 {MAX_STATES}"
+                 {limit}{}",
+                super::cost::state_limit_reason(units, MAX_STATES)
             ));
             return Err(Failed { why, states });
         }

@@ -59,8 +59,10 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
         .cards
         .as_ref()
         .map(|c| {
-            crate::cards::validate(&ctx.file, c)
-                .map(|game| game.with_listeners_persist(options.listeners_persist))
+            let game = crate::cards::validate(&ctx.file, c)?
+                .with_listeners_persist(options.listeners_persist);
+            crate::cards::cost::check(&ctx.file, &game)?;
+            Ok::<_, crate::config::ConfigError>(game)
         })
         .transpose()?;
     let battlefield = battlefield(ctx, raw.battlefield.as_ref())?;
