@@ -1706,6 +1706,8 @@ mod tests {
         draws: u32,
         announce: bool,
         memoise: bool,
+        /// Arms the trial claims (only arm 0 is walked): how many graphs share the bounds.
+        arms: usize,
     }
 
     impl Flips {
@@ -1720,6 +1722,7 @@ mod tests {
                 draws,
                 announce,
                 memoise: true,
+                arms: 1,
             }
         }
     }
@@ -1730,7 +1733,7 @@ mod tests {
             &self.names
         }
         fn arms(&self) -> usize {
-            1
+            self.arms
         }
         fn pairs(&self) -> &[(usize, usize)] {
             &[]
@@ -1749,6 +1752,32 @@ mod tests {
             }
             out[0] = ones as i64;
         }
+    }
+
+    #[test]
+    fn the_graphs_of_many_arms_share_the_bounds_and_stop_growing() {
+        // Forty flips and no state announced: every trial is a new path, until the graph of
+        // arm 0, one of 256, is full at its share.
+        let mut trial = Flips::new(40, false);
+        trial.arms = 256;
+        let share = Bounds::share(256);
+        assert_eq!(share.branches * 256, MAX_BRANCHES);
+        let mut tree = Tree::new(&trial, 0, true);
+        let mut player = Player::new(&trial);
+        let mut rng = trial_stream(3);
+        let size = |t: &Tree| (t.branches.len(), t.children.len(), t.rows.len(), t.state_words);
+        for _ in 0..5_000 {
+            tree.walk(&mut player, &mut rng);
+        }
+        let full = size(&tree);
+        assert!(full.0 <= share.branches && full.0 + 40 > share.branches, "{full:?}");
+        // Memory flat in trials: as many again add nothing.
+        for _ in 0..5_000 {
+            tree.walk(&mut player, &mut rng);
+        }
+        assert_eq!(size(&tree), full);
+        // A trial of one arm keeps the whole bounds.
+        assert_eq!(Bounds::share(1).branches, MAX_BRANCHES);
     }
 
     #[test]

@@ -287,10 +287,15 @@ fn explore(
     explorer.explored.graph = Graph::from_start(explorer.start());
     let units = explorer.ctx.plan.scenario().units.len();
     let limit = super::cost::state_limit(units, MAX_STATES);
+    let mut expanded = 0;
     while let Some((node, id)) = explorer.explored.graph.work.pop_first() {
-        if crate::engine::interrupted() {
+        expanded += 1;
+        if crate::engine::interrupted() || expanded > super::cost::MAX_EXPANSIONS {
             let states = explorer.explored.graph.states();
-            let why = Why::from("interrupted".to_string());
+            let why = Why::from(match crate::engine::interrupted() {
+                true => "interrupted".to_string(),
+                false => super::cost::expansions_reason(),
+            });
             return Err(Failed { why, states });
         }
         let expanded = match explorer.expand(node, id) {

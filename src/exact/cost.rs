@@ -23,6 +23,22 @@ const STATE_PER_UNIT: u64 = (std::mem::size_of::<UnitState>() + 20) as u64;
 /// Bytes per layout beyond its models: its shared allocation's header, its id and hash entry.
 const LAYOUT_OVERHEAD: u128 = 64;
 
+/// The most configurations an engagement's programme (or the backward induction) may expand:
+/// a bound on time. The states held stay under [`state_limit`], but an engagement that cannot
+/// end (units out of reach of each other over a thousand rounds, say) expands the same few
+/// states round after round, in time growing faster than the rounds.
+pub const MAX_EXPANSIONS: u64 = 10_000_000;
+
+/// The refusal past [`MAX_EXPANSIONS`].
+pub fn expansions_reason() -> String {
+    format!(
+        "the dynamic programme expanded {} configurations, the most it may (a bound on its \
+         time); `[engagement] rounds` drives it: an engagement that goes on round after round \
+         is expanded again each round; give fewer rounds",
+        crate::format::thousands(MAX_EXPANSIONS)
+    )
+}
+
 /// About the bytes one state of a programme over `units` units holds.
 pub fn state_bytes(units: usize) -> u64 {
     STATE_OVERHEAD + STATE_PER_UNIT * units as u64

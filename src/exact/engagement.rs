@@ -92,9 +92,14 @@ pub fn play(
     };
     let start = programme.start();
     add(&mut programme.work, start, 1.0);
+    let mut expanded = 0;
     while let Some((config, p)) = programme.work.pop_first() {
         if crate::engine::interrupted() {
             return Err("interrupted".to_string().into());
+        }
+        expanded += 1;
+        if expanded > super::cost::MAX_EXPANSIONS {
+            return Err(super::cost::expansions_reason().into());
         }
         programme.expand(config, p)?;
     }

@@ -438,6 +438,12 @@ pub fn load(path: &Path, settings: &[Setting]) -> Result<ScenarioSet, ScenarioEr
 /// Validates scenario text; `file` names it in messages.
 pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet, ScenarioError> {
     keys::check(file, text)?;
+    build::unit_headers(
+        &error::Context {
+            file: file.to_string(),
+        },
+        text,
+    )?;
     let written: toml::Table = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
         file: file.to_string(),
         message: e.to_string(),
