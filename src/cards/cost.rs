@@ -11,8 +11,8 @@
 //! [`MAX_IN_PLAY`] in some turn, naming the turn, the count and the keys that drive it.
 
 use super::data::{CardGame, Effect, Plays};
-use crate::config::ConfigError;
 use crate::config::At;
+use crate::config::ConfigError;
 
 /// The most cards in play in one turn (played, called and cloned), and the most live clone
 /// effects or listeners, a game may reach in the worst case: a turn then holds tens of
@@ -58,7 +58,10 @@ pub fn check(file: &str, game: &CardGame) -> Result<(), ConfigError> {
 /// The worst case of turn `turn` (from 1), given what the turns before left live.
 fn worst_turn(game: &CardGame, carried: Turn, turn: u32) -> Turn {
     let most = |f: fn(&Effect) -> bool| {
-        let per_card = game.cards.iter().map(|c| c.effects.iter().filter(|e| f(e)).count());
+        let per_card = game
+            .cards
+            .iter()
+            .map(|c| c.effects.iter().filter(|e| f(e)).count());
         per_card.max().unwrap_or(0) as u128
     };
     let clones = most(|e| matches!(e, Effect::Clone { .. }));

@@ -848,6 +848,9 @@ plays = [["extra"]]
             ids.join(", ")
         );
         let e = error(&text);
-        assert!(e.contains("more than 18,446,744,073,709,551,614 pairs"), "{e}");
+        assert!(
+            e.contains("more than 18,446,744,073,709,551,614 pairs"),
+            "{e}"
+        );
     }
 }

@@ -515,8 +515,8 @@ impl<'t> Tree<'t> {
         self.marks.clear();
         self.keys.clear();
         // A full graph takes no new state: its trials are not asked for keys.
-        let announce =
-            self.state_words < self.bounds.state_words && self.branches.len() < self.bounds.branches;
+        let announce = self.state_words < self.bounds.state_words
+            && self.branches.len() < self.bounds.branches;
         let mut recorder = Recorder {
             replay,
             announce,
@@ -1765,12 +1765,22 @@ mod tests {
         let mut tree = Tree::new(&trial, 0, true);
         let mut player = Player::new(&trial);
         let mut rng = trial_stream(3);
-        let size = |t: &Tree| (t.branches.len(), t.children.len(), t.rows.len(), t.state_words);
+        let size = |t: &Tree| {
+            (
+                t.branches.len(),
+                t.children.len(),
+                t.rows.len(),
+                t.state_words,
+            )
+        };
         for _ in 0..5_000 {
             tree.walk(&mut player, &mut rng);
         }
         let full = size(&tree);
-        assert!(full.0 <= share.branches && full.0 + 40 > share.branches, "{full:?}");
+        assert!(
+            full.0 <= share.branches && full.0 + 40 > share.branches,
+            "{full:?}"
+        );
         // Memory flat in trials: as many again add nothing.
         for _ in 0..5_000 {
             tree.walk(&mut player, &mut rng);

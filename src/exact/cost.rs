@@ -82,7 +82,11 @@ pub fn check(plan: &Plan) -> Result<(), String> {
             continue;
         }
         // A unit no enemy can shoot rallies from its starting count at the fewest.
-        let fewest = if armed_enemy(u) { 1 } else { unit.alive().max(1) };
+        let fewest = if armed_enemy(u) {
+            1
+        } else {
+            unit.alive().max(1)
+        };
         let bytes = rally_bytes(unit.size, fewest, unit.call_of_the_masters);
         if bytes > u128::from(MEMORY_BUDGET) {
             let what = format!(
@@ -106,7 +110,12 @@ pub fn check(plan: &Plan) -> Result<(), String> {
                     ""
                 }
             );
-            return Err(crate::format::over_budget(&what, bytes, MEMORY_BUDGET, &key));
+            return Err(crate::format::over_budget(
+                &what,
+                bytes,
+                MEMORY_BUDGET,
+                &key,
+            ));
         }
     }
     Ok(())

@@ -10,6 +10,7 @@ mod bad_input;
 mod cards;
 mod cli;
 mod commands;
+mod costs;
 mod designs;
 mod docs;
 mod engagements;
