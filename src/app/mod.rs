@@ -267,43 +267,7 @@ struct Played {
 pub fn prepare(path: &Path, settings: &[Setting]) -> Result<(ScenarioSet, Compiled), Error> {
     let set = scenario::load(path, settings)?;
     let compiled = Compiled::compile(&set);
-    metrics_cost(&set, &compiled)?;
     Ok((set, compiled))
-}
-
-/// About the bytes a run holds per metric of every sweep point, whatever its trials: its
-/// histograms in a worker's chunk, the run's totals and a checkpoint's, its names and its
-/// rows of the tables. Measured (docs/limits.md, "Cost models"): 2,000 steps at 10 sweep
-/// points (60,050 metrics) peaked at 321 MB, at 100 points (600,500 metrics) at 2.5 GB.
-const BYTES_PER_METRIC: u64 = 4096;
-
-/// Refuses a file whose metrics, over all its sweep points, would not fit the memory budget:
-/// a steps x points cost model, checked before any histogram is made.
-fn metrics_cost(set: &ScenarioSet, compiled: &Compiled) -> Result<(), Error> {
-    let metrics = match compiled {
-        Compiled::Battle(j) => j.metrics().len(),
-        Compiled::Designs(j) => j.metrics().len(),
-        Compiled::Cards(j) => j.metrics().len(),
-    } as u64;
-    let bytes = u128::from(metrics) * u128::from(BYTES_PER_METRIC);
-    let budget = crate::config::limits::MEMORY_BUDGET;
-    if bytes <= u128::from(budget) {
-        return Ok(());
-    }
-    let points = set.variants.len() as u64;
-    let what = format!(
-        "{} metrics ({} sweep point(s) x {} each, at about {BYTES_PER_METRIC} bytes a metric)",
-        crate::format::thousands(metrics),
-        crate::format::thousands(points),
-        crate::format::thousands(metrics / points.max(1)),
-    );
-    let key = "`[sweep]` (its points) and `[[step]]` (each has its metrics, per choice) or \
-               `[[unit]]` drive it: sweep fewer points, or split the steps into files";
-    Err(Error::Usage(format!(
-        "{}: {}",
-        set.file,
-        crate::format::over_budget(&what, bytes, budget, key)
-    )))
 }
 
 /// `rollcall check`: validates files (after `settings`, as `run --set` applies them)

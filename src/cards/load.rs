@@ -632,7 +632,7 @@ pub fn game(file: &str, cards: &Value) -> Result<CardGame> {
 fn saturated_count(n: usize) -> String {
     match n {
         usize::MAX => format!("more than {}", crate::format::thousands(u64::MAX - 1)),
-        n => crate::format::thousands(n as u64),
+        n => n.to_string(),
     }
 }
 

@@ -223,12 +223,12 @@ fn a_sweep_of_many_long_step_lists_is_refused_before_any_histogram() {
     let points: Vec<String> = (0..100).map(|i| (1 + i % 9).to_string()).collect();
     text += &format!("[sweep]\n\"unit.horde.alive\" = [{}]\n", points.join(", "));
     let file = write(dir.path(), "long.toml", &text);
-    // Per point 5 unit metrics and 700 steps' metrics; the message gives the product.
+    // Per point 5 unit metrics and 4 per step: 5 + 700 * 4 = 2,805; at 100 points 280,500
+    // metrics, at 4,096 bytes each 1,148,928,000 bytes, 1.07 GiB.
     let says = [
-        "100 sweep point(s)",
-        "4096 bytes a metric",
-        "`[sweep]`",
-        "GiB",
+        "key `sweep`",
+        "280,500 metrics (100 sweep point(s) x 2,805 each",
+        "1.1 GiB",
     ];
     let from_check = refused(&["check", s(&file)], &says);
     let from_run = refused(
