@@ -47,6 +47,34 @@ pub fn count_si(n: f64) -> String {
     format!("{}", n.round() as u64)
 }
 
+/// A size in bytes in binary units with one decimal (`1.0 GiB`, `3.5 TiB`), whole below
+/// 1 KiB; past 1,024 EiB (a saturated estimate) "more than 1,024 EiB".
+pub fn bytes(n: u128) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if n < 1024 {
+        return format!("{n} bytes");
+    }
+    let mut v = n as f64;
+    for unit in UNITS {
+        v /= 1024.0;
+        if v < 1023.95 {
+            return format!("{v:.1} {unit}");
+        }
+    }
+    "more than 1,024 EiB".to_string()
+}
+
+/// The refusal of `what` by a cost model: its estimate `bytes` (saturated at `u128::MAX`),
+/// the `budget` it is over, and `driven_by`, the key or keys that make it so large.
+pub fn over_budget(what: &str, bytes: u128, budget: u64, driven_by: &str) -> String {
+    format!(
+        "{what} would need about {} (an estimate, made before allocating), over the {} one \
+         computation may plan for; {driven_by}",
+        self::bytes(bytes),
+        self::bytes(u128::from(budget)),
+    )
+}
+
 /// "1 model" or "3 models".
 pub fn plural(n: u64, word: &str) -> String {
     if n == 1 {
@@ -213,6 +241,16 @@ pub fn utc(seconds: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_in_binary_units() {
+        assert_eq!(bytes(1000), "1000 bytes");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(1 << 30), "1.0 GiB");
+        // 3.8e9 bytes / 2^30 = 3.539 GiB.
+        assert_eq!(bytes(3_800_000_000), "3.5 GiB");
+        assert_eq!(bytes(u128::MAX), "more than 1,024 EiB");
+    }
 
     #[test]
     fn counts_read_as_people_write_them() {

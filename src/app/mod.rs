@@ -15,7 +15,6 @@ use crate::output::{
 use crate::rules::{Designs, Plan};
 use crate::scenario::{self, Arms, Game, ScenarioError, ScenarioSet, Setting};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 mod advise;
 mod balance;
@@ -33,8 +32,9 @@ pub use merge::merge;
 pub use report::report;
 pub use run::{run, RunOptions};
 
-/// Set by the Ctrl-C handler; a run stops at the next chunk boundary.
-pub static INTERRUPT: AtomicBool = AtomicBool::new(false);
+/// Set by the Ctrl-C handler; a run stops at the next chunk boundary, a trial under way and
+/// the exact engine at their next step.
+pub use crate::engine::INTERRUPT;
 
 /// Where a bare `rollcall run` looks for scenarios.
 pub const CONFIG_DIR: &str = "configs";
@@ -83,12 +83,19 @@ pub enum Error {
         name: String,
         text: String,
     },
+    /// Ctrl-C while the exact engine worked (for `run`'s `best` orders or `--validate`).
+    #[error("{file}: interrupted while the exact engine worked; nothing was written")]
+    Interrupted { file: String },
 }
 
 impl Error {
-    /// Every error is the user's to fix (bad input or an unwritable place): status 2.
+    /// Every error is the user's to fix (bad input or an unwritable place): status 2; Ctrl-C
+    /// exits as interrupted runs do, 130.
     pub fn exit_code(&self) -> i32 {
-        2
+        match self {
+            Error::Interrupted { .. } => 130,
+            _ => 2,
+        }
     }
 }
 
@@ -302,13 +309,15 @@ pub fn prepare(path: &Path, settings: &[Setting]) -> Result<(ScenarioSet, Compil
 }
 
 /// `rollcall check`: validates files (after `settings`, as `run --set` applies them)
-/// without running them; returns one line per file.
+/// without running them, with every check `run` makes before its first trial (the cost
+/// models, and the advice for `best` orders); returns one line per file.
 pub fn check(files: &[PathBuf], settings: &[Setting]) -> Result<Vec<String>, Error> {
     scenario_files(files)?
         .iter()
         .map(|f| {
-            let (set, compiled) = prepare(f, settings)?;
+            let (set, mut compiled) = prepare(f, settings)?;
             balance::check_metric(&set, &compiled)?;
+            advise_plans(&set, &mut compiled)?;
             let v = &set.variants[0];
             let s = v.scenario();
             let what = match (&s.game, &v.arms) {
@@ -352,6 +361,9 @@ fn exact_report(set: &ScenarioSet, compiled: Option<&Compiled>) -> Result<ExactR
 /// scenario to simulation.
 fn refused(set: &ScenarioSet, source: Refusal) -> Error {
     let file = set.file.clone();
+    if crate::engine::interrupted() {
+        return Error::Interrupted { file };
+    }
     match source {
         Refusal::Advice(source) => Error::Advice {
             file,

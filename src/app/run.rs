@@ -203,6 +203,9 @@ fn run_one(
                 if let Some((rows, checked)) = check_against_exact(set, compiled, &report, log) {
                     extra.push(("validation.csv", rows));
                     status = checked;
+                } else if crate::engine::interrupted() {
+                    // Ctrl-C during the exact engine: the tables, without validation.csv.
+                    status = Status::Interrupted;
                 }
             }
             (write_tables(&claim, &report, &meta, extra)?, status)

@@ -628,6 +628,14 @@ pub fn game(file: &str, cards: &Value) -> Result<CardGame> {
     Ok(game)
 }
 
+/// A count that may have saturated at `usize::MAX`, as a person reads it.
+fn saturated_count(n: usize) -> String {
+    match n {
+        usize::MAX => format!("more than {}", crate::format::thousands(u64::MAX - 1)),
+        n => n.to_string(),
+    }
+}
+
 /// Enumerating scenarios multiply arms: refuse those too large to tabulate.
 fn check_size(game: &CardGame, at: &At) -> Result<()> {
     let mut arms: usize = 1;
@@ -642,7 +650,7 @@ fn check_size(game: &CardGame, at: &At) -> Result<()> {
                     "enumerating {name}'s orderings of {} cards from a hand of {} gives {} pairs of orderings; at most {MAX_ARMS} are allowed; shorten the hand",
                     game.cards_per_turn,
                     setup.hand.len(),
-                    arms,
+                    saturated_count(arms),
                 )));
             }
         }
@@ -828,6 +836,20 @@ plays = [["extra"]]
         let e = error(&text);
         assert!(
             e.contains("cards.players.A.hand") && e.contains("4096"),
+            "{e}"
+        );
+        // 64 cards, 16 a turn: 64! / 48! orderings, past 2^64, said as such.
+        let cards: String = (0..64)
+            .map(|i| format!("[[cards.card]]\nid = \"c{i}\"\nkind = \"k\"\n"))
+            .collect();
+        let ids: Vec<String> = (0..64).map(|i| format!("\"c{i}\"")).collect();
+        let text = format!(
+            "[cards]\ncards_per_turn = 16\n{cards}[cards.players.A]\nplays = \"enumerate\"\nhand = [{}]\n[cards.players.B]\nplays = [[]]\n",
+            ids.join(", ")
+        );
+        let e = error(&text);
+        assert!(
+            e.contains("more than 18,446,744,073,709,551,614 pairs"),
             "{e}"
         );
     }

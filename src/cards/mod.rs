@@ -16,6 +16,7 @@
 //! The rules decisions where the seed is silent are listed in the module
 //! documentation of [`resolve`] and in docs/cards.md.
 
+pub mod cost;
 pub mod data;
 pub mod equilibrium;
 mod load;

@@ -255,6 +255,10 @@ impl CardPlan {
             }
         }
         for turn in 0..game.turns {
+            // Ctrl-C: the engine drops this chunk, so a game cut short is never counted.
+            if crate::engine::interrupted() {
+                return;
+            }
             let first = match game.initiative {
                 Initiative::A => 0,
                 Initiative::B => 1,

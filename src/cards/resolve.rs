@@ -222,6 +222,11 @@ pub fn resolve_turn<R: Rng + ?Sized, S: Sink>(
     }
     let mut head = 0;
     while let Some(&x) = table.queue.get(head) {
+        // A turn may hold many clones (see `cost`): Ctrl-C ends it, and the engine drops the
+        // chunk of the game cut short.
+        if crate::engine::interrupted() {
+            return;
+        }
         head += 1;
         if !table.instances[x as usize].done {
             come_to_resolve(game, table, x, rng, sink);

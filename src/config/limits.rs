@@ -18,6 +18,11 @@ pub const MAX_VALUE_BYTES: usize = 64 << 10;
 pub const MAX_SWEEP_POINTS: usize = 10_000;
 /// The longest id or scenario name, in characters (they name metrics, files and folders).
 pub const MAX_NAME: usize = 64;
+/// The most memory a cost model lets one computation plan for, in bytes: the exact engine's
+/// states and Rally layouts, a card game's cards in play, a sweep's metrics. Each model
+/// estimates what an input would hold at its largest before anything is allocated for it,
+/// and an input over this is refused with the estimate (docs/limits.md, "Cost models").
+pub const MEMORY_BUDGET: u64 = 1 << 30;
 
 /// Reads a text file of at most `limit` bytes, reading no more than `limit + 1` bytes
 /// whatever the file is (a device such as `/dev/zero` included). The error says what went

@@ -37,6 +37,19 @@ pub const CHUNK_SIZE: u64 = 1 << 16;
 /// doubling), so that where it stops depends on the data alone, not on timing.
 const PRECISION_FIRST_CHECK: u64 = 8;
 
+/// Set by the Ctrl-C handler (the binary's, for the process). A run sees it through
+/// [`Monitor::stop`]; what cannot see a monitor reads it through [`interrupted`]: a trial
+/// between its steps, rounds or turns, so that one long trial does not hold a run past
+/// Ctrl-C, and the exact engine between the states it expands. A worker whose trial saw it
+/// drops its chunk, so only whole chunks of whole trials are ever counted.
+pub static INTERRUPT: AtomicBool = AtomicBool::new(false);
+
+/// Whether Ctrl-C was pressed: one relaxed load, cheap enough for every step of a trial.
+#[inline]
+pub fn interrupted() -> bool {
+    INTERRUPT.load(Ordering::Relaxed)
+}
+
 /// What the engine plays: one trial at a time, writing integer metrics.
 ///
 /// A trial may have several arms (alternative choices) played on common random numbers: every

@@ -42,16 +42,49 @@ use std::hash::{BuildHasherDefault, Hasher};
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
-/// Bounds on a graph (per worker and arm), so that a run's memory stays within tens of
-/// megabytes however many states its trials reach: branches and their children (about 1 and
-/// 16 MB at most), guides for the first `MAX_GUIDED` branches (2 KB each; the others are
-/// stepped through their children, a few times slower), two copies of each leaf's metric row,
-/// and the state keys (`MAX_STATE_WORDS` words, 8 MB, counted without the map's own memory).
+/// Bounds on a worker's graphs, so that a run's memory stays within tens of megabytes however
+/// many states its trials reach: branches and their children (about 1 and 16 MB at most),
+/// guides for the first `MAX_GUIDED` branches (2 KB each; the others are stepped through
+/// their children, a few times slower), two copies of each leaf's metric row (at most
+/// `MAX_LEAF_WORDS` values), and the state keys (`MAX_STATE_WORDS` words, 8 MB, counted
+/// without the map's own memory). A worker keeps a graph per arm, and the arms share these
+/// ([`Bounds::share`]): a sweep of a hundred points, or a card game of 256 pairs of
+/// orderings, would otherwise hold a hundred or 256 full graphs, growing with the trials.
 const MAX_BRANCHES: usize = 1 << 15;
 const MAX_CHILDREN: usize = 1 << 22;
 const MAX_LEAVES: usize = 1 << 16;
+const MAX_LEAF_WORDS: usize = 1 << 22;
 const MAX_GUIDED: usize = 1 << 12;
 const MAX_STATE_WORDS: usize = 1 << 20;
+/// The most ways the bounds are divided: past this many arms each graph keeps this share,
+/// so that a graph can still learn a few paths (many arms of tiny graphs would play nearly
+/// every trial in full).
+const MAX_SHARES: usize = 256;
+
+/// One graph's share of the worker's bounds.
+#[derive(Debug, Clone, Copy)]
+struct Bounds {
+    branches: usize,
+    children: usize,
+    leaves: usize,
+    leaf_words: usize,
+    state_words: usize,
+}
+
+impl Bounds {
+    /// The share of one of `arms` graphs. The bounds only decide which trials are played in
+    /// full, never what they give, so results do not depend on them.
+    fn share(arms: usize) -> Bounds {
+        let n = arms.clamp(1, MAX_SHARES);
+        Bounds {
+            branches: MAX_BRANCHES / n,
+            children: MAX_CHILDREN / n,
+            leaves: MAX_LEAVES / n,
+            leaf_words: MAX_LEAF_WORDS / n,
+            state_words: MAX_STATE_WORDS / n,
+        }
+    }
+}
 const _: () = assert!(
     MAX_GUIDED <= GUIDE_LEAF as usize,
     "a guide entry names every guided branch"
@@ -189,7 +222,7 @@ pub struct Tree<'t> {
     /// The node reached right after each state the trial announced ([`Draws::at_state`]), by
     /// its key: the number of draws made before it, then the words the trial wrote.
     states: HashMap<Box<[u64]>, Entry, BuildHasherDefault<WordHasher>>,
-    /// Words held by the keys of `states`, at most `MAX_STATE_WORDS`.
+    /// Words held by the keys of `states`, at most its share of `MAX_STATE_WORDS`.
     state_words: usize,
     /// The states announced by the trial being recorded: where each key ends in `keys` (it
     /// starts where the one before ends), and the keys one after another.
@@ -197,6 +230,7 @@ pub struct Tree<'t> {
     keys: Vec<u64>,
     /// Trials played in full (the rules ran), to be taken by [`Tree::take_played`].
     played: u64,
+    bounds: Bounds,
 }
 
 impl<'t> Tree<'t> {
@@ -232,6 +266,7 @@ impl<'t> Tree<'t> {
             marks: Vec::new(),
             keys: Vec::new(),
             played: 0,
+            bounds: Bounds::share(trial.arms()),
         }
     }
 
@@ -480,7 +515,8 @@ impl<'t> Tree<'t> {
         self.marks.clear();
         self.keys.clear();
         // A full graph takes no new state: its trials are not asked for keys.
-        let announce = self.state_words < MAX_STATE_WORDS && self.branches.len() < MAX_BRANCHES;
+        let announce = self.state_words < self.bounds.state_words
+            && self.branches.len() < self.bounds.branches;
         let mut recorder = Recorder {
             replay,
             announce,
@@ -490,6 +526,7 @@ impl<'t> Tree<'t> {
             raw_at: None,
             marks: &mut self.marks,
             keys: &mut self.keys,
+            room: self.bounds.state_words - self.state_words.min(self.bounds.state_words),
         };
         let trial = player.trial;
         trial.play(
@@ -568,7 +605,7 @@ impl<'t> Tree<'t> {
                 e = node;
                 // A node known before has its states known (or the map was full).
                 for key in here {
-                    if self.state_words + key.len() <= MAX_STATE_WORDS
+                    if self.state_words + key.len() <= self.bounds.state_words
                         && !self.states.contains_key(key)
                     {
                         self.state_words += key.len();
@@ -790,8 +827,8 @@ impl<'t> Tree<'t> {
     }
 
     fn branch(&mut self, draw: Draw<'t>, depth: u32) -> Option<Entry> {
-        if self.branches.len() >= MAX_BRANCHES
-            || self.children.len() + draw.outcomes() > MAX_CHILDREN
+        if self.branches.len() >= self.bounds.branches
+            || self.children.len() + draw.outcomes() > self.bounds.children
         {
             return None;
         }
@@ -813,7 +850,9 @@ impl<'t> Tree<'t> {
         if let Some(&leaf) = self.row_leaf.get(&row) {
             return Some(leaf);
         }
-        if self.row_leaf.len() >= MAX_LEAVES {
+        if self.row_leaf.len() >= self.bounds.leaves
+            || self.rows.len() + row.len() > self.bounds.leaf_words
+        {
             return None;
         }
         let leaf = self.row_leaf.len() as u32;
@@ -1029,6 +1068,10 @@ struct Recorder<'a, 't, R> {
     /// The states announced, as [`Tree::marks`] and [`Tree::keys`] hold them.
     marks: &'a mut Vec<usize>,
     keys: &'a mut Vec<u64>,
+    /// The words the graph can still keep: keys past them are not written, so a long trial
+    /// (thousands of steps, each announcing the rows so far) does not gather keys the graph
+    /// would drop.
+    room: usize,
 }
 
 impl<'t, R: Rng> Draws<'t> for Recorder<'_, 't, R> {
@@ -1050,7 +1093,11 @@ impl<'t, R: Rng> Draws<'t> for Recorder<'_, 't, R> {
     /// States reached before the last word replayed have their nodes already (the walk
     /// stood at them), and those after a raw word have none: their keys are not written.
     fn at_state(&mut self, key: impl FnOnce(&mut Vec<u64>)) {
-        if !self.announce || self.raw_at.is_some() || self.next < self.replay.len() {
+        if !self.announce
+            || self.raw_at.is_some()
+            || self.next < self.replay.len()
+            || self.keys.len() >= self.room
+        {
             return;
         }
         self.keys.push(self.next as u64);
@@ -1659,6 +1706,8 @@ mod tests {
         draws: u32,
         announce: bool,
         memoise: bool,
+        /// Arms the trial claims (only arm 0 is walked): how many graphs share the bounds.
+        arms: usize,
     }
 
     impl Flips {
@@ -1673,6 +1722,7 @@ mod tests {
                 draws,
                 announce,
                 memoise: true,
+                arms: 1,
             }
         }
     }
@@ -1683,7 +1733,7 @@ mod tests {
             &self.names
         }
         fn arms(&self) -> usize {
-            1
+            self.arms
         }
         fn pairs(&self) -> &[(usize, usize)] {
             &[]
@@ -1702,6 +1752,42 @@ mod tests {
             }
             out[0] = ones as i64;
         }
+    }
+
+    #[test]
+    fn the_graphs_of_many_arms_share_the_bounds_and_stop_growing() {
+        // Forty flips and no state announced: every trial is a new path, until the graph of
+        // arm 0, one of 256, is full at its share.
+        let mut trial = Flips::new(40, false);
+        trial.arms = 256;
+        let share = Bounds::share(256);
+        assert_eq!(share.branches * 256, MAX_BRANCHES);
+        let mut tree = Tree::new(&trial, 0, true);
+        let mut player = Player::new(&trial);
+        let mut rng = trial_stream(3);
+        let size = |t: &Tree| {
+            (
+                t.branches.len(),
+                t.children.len(),
+                t.rows.len(),
+                t.state_words,
+            )
+        };
+        for _ in 0..5_000 {
+            tree.walk(&mut player, &mut rng);
+        }
+        let full = size(&tree);
+        assert!(
+            full.0 <= share.branches && full.0 + 40 > share.branches,
+            "{full:?}"
+        );
+        // Memory flat in trials: as many again add nothing.
+        for _ in 0..5_000 {
+            tree.walk(&mut player, &mut rng);
+        }
+        assert_eq!(size(&tree), full);
+        // A trial of one arm keeps the whole bounds.
+        assert_eq!(Bounds::share(1).branches, MAX_BRANCHES);
     }
 
     #[test]

@@ -82,7 +82,8 @@ impl<'t, T: Trial> Worker<'t, T> {
         } else {
             self.play_arms(trial, &mut lanes, 0..n, &mut done, acc, signals)
         };
-        if halt == Some(Halt::Stopped) {
+        // A trial that saw Ctrl-C stopped midway ([`super::interrupted`]): its chunk goes.
+        if halt == Some(Halt::Stopped) || super::interrupted() {
             return ChunkEnd::Stopped;
         }
         self.gathering.flush(trial.pairs(), acc);
@@ -133,6 +134,8 @@ impl<'t, T: Trial> Worker<'t, T> {
         if self
             .play_arms(trial, &mut lanes, trials, &mut done, acc, signals)
             .is_some()
+            // As in `play_chunk`: a trial cut short by Ctrl-C drops the part.
+            || super::interrupted()
         {
             return false;
         }

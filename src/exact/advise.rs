@@ -304,7 +304,19 @@ fn explore(
         },
     };
     explorer.explored.graph = Graph::from_start(explorer.start());
+    let units = explorer.ctx.plan.scenario().units.len();
+    let limit = super::cost::state_limit(units, MAX_STATES);
+    let mut expanded = 0;
     while let Some((node, id)) = explorer.explored.graph.work.pop_first() {
+        expanded += 1;
+        if crate::engine::interrupted() || expanded > super::cost::MAX_EXPANSIONS {
+            let states = explorer.explored.graph.states();
+            let why = Why::from(match crate::engine::interrupted() {
+                true => "interrupted".to_string(),
+                false => super::cost::expansions_reason(),
+            });
+            return Err(Failed { why, states });
+        }
         let expanded = match explorer.expand(node, id) {
             Ok(expanded) => expanded,
             Err(why) => {
@@ -314,10 +326,11 @@ fn explore(
         };
         explorer.record(id, expanded);
         let states = explorer.explored.graph.states();
-        if states > MAX_STATES {
+        if states > limit {
             let why = Why::from(format!(
                 "the backward induction holds {states} distinct states, over the limit of \
-                 {MAX_STATES}"
+                 {limit}{}",
+                super::cost::state_limit_reason(units, MAX_STATES)
             ));
             return Err(Failed { why, states });
         }

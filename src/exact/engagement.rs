@@ -92,7 +92,15 @@ pub fn play(
     };
     let start = programme.start();
     add(&mut programme.work, start, 1.0);
+    let mut expanded = 0;
     while let Some((config, p)) = programme.work.pop_first() {
+        if crate::engine::interrupted() {
+            return Err("interrupted".to_string().into());
+        }
+        expanded += 1;
+        if expanded > super::cost::MAX_EXPANSIONS {
+            return Err(super::cost::expansions_reason().into());
+        }
         programme.expand(config, p)?;
     }
     Ok(programme.ended)
@@ -234,8 +242,10 @@ impl Programme<'_, '_, '_> {
 
     /// Refuses a programme over [`MAX_STATES`] configurations, saying what keeps them apart.
     fn within_limit(&self) -> Result<(), Why> {
+        let units = self.ctx.plan.scenario().units.len();
+        let limit = super::cost::state_limit(units, MAX_STATES);
         let held = self.work.len() + self.ended.len();
-        if held <= MAX_STATES {
+        if held <= limit {
             return Ok(());
         }
         let states = self
@@ -245,7 +255,8 @@ impl Programme<'_, '_, '_> {
             .chain(self.ended.keys().map(|e| &e.0));
         Err(format!(
             "the dynamic programme holds {held} distinct configurations, over the limit of \
-             {MAX_STATES}; {}",
+             {limit}{}; {}",
+            super::cost::state_limit_reason(units, MAX_STATES),
             super::state::breakdown_of_configurations(states)
         )
         .into())

@@ -26,6 +26,7 @@
 mod advise;
 mod binomial;
 mod commands;
+pub mod cost;
 mod engagement;
 mod layouts;
 mod state;
@@ -87,6 +88,12 @@ pub enum Refusal {
         text: String,
         reason: String,
     },
+    /// Over a cost model's budget ([`cost`]), said before anything was allocated for it.
+    #[error("{at}{reason}")]
+    Cost { at: String, reason: String },
+    /// Ctrl-C, seen between the states the programme expands.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// One metric's exact pmf, named as in the Monte Carlo tables.
@@ -100,6 +107,11 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
         "" => at.to_string(),
         id => format!("{at}choice `{id}`, "),
     };
+    cost::check(plan).map_err(|reason| Refusal::Cost {
+        at: at.clone(),
+        reason,
+    })?;
+    let limit = cost::state_limit(scenario.units.len(), MAX_STATES);
     let mut ctx = Ctx::new(plan);
     let start: State = scenario
         .units
@@ -128,6 +140,9 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
         let mut next: Dist<(State, Vec<i64>)> = Dist::new();
         let mut metrics: [BTreeMap<i64, f64>; StepMetrics::LEN] = Default::default();
         for ((s, values), p) in &dist {
+            if crate::engine::interrupted() {
+                return Err(Refusal::Interrupted);
+            }
             ctx.step(s, step, &mut |q, s, m| {
                 let pq = p * q;
                 let mut values = values.clone();
@@ -143,11 +158,12 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
             })
             .map_err(refuse)?;
         }
-        if next.len() > MAX_STATES {
+        if next.len() > limit {
             return Err(refuse(format!(
                 "after it the dynamic programme holds {} distinct states, over the limit of \
-                 {MAX_STATES}; {}",
+                 {limit}{}; {}",
                 next.len(),
+                cost::state_limit_reason(scenario.units.len(), MAX_STATES),
                 state::breakdown(next.keys().map(|(s, _)| s))
             )));
         }
@@ -291,6 +307,10 @@ fn derived_pmfs(
 /// writes them ([`crate::scenario::Engagement::metric_names`]). `at` prefixes refusals.
 pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Refusal> {
     let scenario = plan.scenario();
+    cost::check(plan).map_err(|reason| Refusal::Cost {
+        at: at.to_string(),
+        reason,
+    })?;
     // `best` orders play the plan's advice, worked out here when the caller has none.
     let worked_out;
     let policy = match plan.policy() {
@@ -302,8 +322,12 @@ pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Ref
         None => None,
     };
     let mut ctx = Ctx::new(plan);
-    let ended =
-        engagement::play(&mut ctx, e, policy).map_err(|why| refusal(plan, e, at, why, ""))?;
+    let ended = engagement::play(&mut ctx, e, policy).map_err(|why| {
+        if crate::engine::interrupted() {
+            return Refusal::Interrupted;
+        }
+        refusal(plan, e, at, why, "")
+    })?;
     // Per unit, the commands some order names: they have a `declared` metric.
     let named = e.declared_commands();
     let names = e.metric_names(&scenario.units);
@@ -367,8 +391,17 @@ fn refusal(plan: &Plan, e: &Engagement, at: &str, why: engagement::Why, more: &s
 /// the policy, every decision with its options' values, and the states visited. `at`
 /// prefixes refusals, which also say how many states had been visited.
 pub fn advice(plan: &Plan, e: &Engagement, at: &str) -> Result<Advice, Refusal> {
+    cost::check(plan).map_err(|reason| {
+        Refusal::Advice(Box::new(Refusal::Cost {
+            at: at.to_string(),
+            reason,
+        }))
+    })?;
     let mut ctx = Ctx::new(plan);
     advise::advise(&mut ctx, e).map_err(|failed| {
+        if crate::engine::interrupted() {
+            return Refusal::Interrupted;
+        }
         let more = format!(
             " (`best` is decided only where the exact engine follows every option; the \
              backward induction had reached {} states)",

@@ -52,6 +52,10 @@ impl Trial for Plan {
         let unit_end = arm.offset + self.scenario().units.len() * UnitMetrics::LEN;
         let step_out = &mut out[unit_end..];
         for (i, step) in arm.steps.iter().enumerate() {
+            // Ctrl-C: the engine drops this chunk, so a trial cut short is never counted.
+            if crate::engine::interrupted() {
+                return;
+            }
             // The rest of the trial depends on the steps still to play, the world, and the
             // rows the steps before wrote.
             let (before, rest) = step_out.split_at_mut(i * StepMetrics::LEN);

@@ -20,6 +20,31 @@ type Result<T> = std::result::Result<T, ScenarioError>;
 const DEFAULT_TRIALS: u64 = 1_000_000;
 const DEFAULT_SIDE: f64 = 48.0;
 
+/// Refuses, before the file is parsed, one with more `[[unit]]` headers than units allowed:
+/// a file of the largest size, all units, takes seconds and hundreds of megabytes to parse.
+/// Units written otherwise (an inline array) are counted by [`sizes`] after parsing.
+pub(super) fn unit_headers(ctx: &Context, text: &str) -> Result<()> {
+    let headers = text
+        .lines()
+        .filter(|l| {
+            let l = l.trim_start();
+            l.strip_prefix("[[")
+                .and_then(|l| l.trim_start().strip_prefix("unit"))
+                .is_some_and(|l| l.trim_start().starts_with("]]"))
+        })
+        .count();
+    if headers > MAX_UNITS {
+        return Err(ctx.invalid(
+            "unit",
+            format!(
+                "the file has {headers} [[unit]] tables, more than the most allowed, {MAX_UNITS} \
+                 (counted before parsing it)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks the lengths of the file's lists before anything is built per element.
 pub(super) fn sizes(ctx: &Context, raw: &RawFile) -> Result<()> {
     let too_many = |key: &str, n: usize, max: usize| {
@@ -59,8 +84,10 @@ pub(super) fn scenario(ctx: &Context, raw: RawFile) -> Result<Scenario> {
         .cards
         .as_ref()
         .map(|c| {
-            crate::cards::validate(&ctx.file, c)
-                .map(|game| game.with_listeners_persist(options.listeners_persist))
+            let game = crate::cards::validate(&ctx.file, c)?
+                .with_listeners_persist(options.listeners_persist);
+            crate::cards::cost::check(&ctx.file, &game)?;
+            Ok::<_, crate::config::ConfigError>(game)
         })
         .transpose()?;
     let battlefield = battlefield(ctx, raw.battlefield.as_ref())?;

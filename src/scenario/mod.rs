@@ -483,6 +483,12 @@ pub fn load(path: &Path, settings: &[Setting]) -> Result<ScenarioSet, ScenarioEr
 /// Validates scenario text; `file` names it in messages.
 pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet, ScenarioError> {
     keys::check(file, text)?;
+    build::unit_headers(
+        &error::Context {
+            file: file.to_string(),
+        },
+        text,
+    )?;
     let written: toml::Table = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
         file: file.to_string(),
         message: e.to_string(),
@@ -566,6 +572,9 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
             (Err(e), Some(_)) => Err(e.at_balance_candidate(assignments(point))),
             (v, _) => v,
         }?;
+        if variants.is_empty() {
+            metrics_cost(&ctx, &variant, grid.points.len())?;
+        }
         variants.push(variant);
     }
     Ok(ScenarioSet {
@@ -576,6 +585,49 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
         hash,
         balance,
     })
+}
+
+/// About the bytes a run holds per metric of every sweep point, whatever its trials: its
+/// histograms in a worker's chunk, the run's totals and a checkpoint's, its names and its
+/// rows of the tables. Measured (docs/limits.md, "Cost models"): 2,000 steps at 10 sweep
+/// points (80,050 metrics) peaked at 321 MB, at 100 points (800,500 metrics) at 2.5 GB.
+const BYTES_PER_METRIC: u64 = 4096;
+
+/// Refuses a file whose metrics over all its `points` sweep points (as many as `first`, the
+/// first point, has) would not fit the memory budget: a steps x points cost model, checked
+/// before the other points are built.
+fn metrics_cost(ctx: &error::Context, first: &Variant, points: usize) -> Result<(), ScenarioError> {
+    let per_point: usize = first
+        .arms()
+        .iter()
+        .map(|s| match &s.game {
+            Game::Steps(choices) => {
+                let steps: usize = choices.iter().map(|c| c.steps.len()).sum();
+                s.units.len() * UnitMetrics::LEN * choices.len() + steps * StepMetrics::LEN
+            }
+            Game::Engagement(e) => e.metric_names(&s.units).len(),
+            // Bounded per game at load (`cards`).
+            Game::Cards(_) => 0,
+        })
+        .sum();
+    let metrics = per_point as u128 * points as u128;
+    let bytes = metrics * u128::from(BYTES_PER_METRIC);
+    let budget = crate::config::limits::MEMORY_BUDGET;
+    if bytes <= u128::from(budget) {
+        return Ok(());
+    }
+    let what = format!(
+        "{} metrics ({} sweep point(s) x {} each, at about {BYTES_PER_METRIC} bytes a metric)",
+        crate::format::thousands(metrics as u64),
+        crate::format::thousands(points as u64),
+        crate::format::thousands(per_point as u64),
+    );
+    let key = "its points and `[[step]]` (each has its metrics, per choice) or `[[unit]]` \
+               drive it: sweep fewer points, or split the steps into files";
+    Err(ctx.invalid(
+        "sweep",
+        crate::format::over_budget(&what, bytes, budget, key),
+    ))
 }
 
 /// One sweep point's variant: `point`'s settings applied to `value` (the file `written` with

@@ -11,6 +11,7 @@ mod balance;
 mod cards;
 mod cli;
 mod commands;
+mod costs;
 mod derived;
 mod designs;
 mod docs;

@@ -88,6 +88,10 @@ fn play_round<'p, D: Draws<'p>>(
     loop {
         match schedule.next(&mut world.turns, on_table(&world.units)) {
             Next::Activate { side, unit } => {
+                // Ctrl-C: the engine drops this chunk, so a trial cut short is never counted.
+                if crate::engine::interrupted() {
+                    return Played::Decided;
+                }
                 // The rest of the engagement depends on the round, whose turn it is, where
                 // each side's cursor stands, the world, and the counts written so far.
                 draws.at_state(|key| {
