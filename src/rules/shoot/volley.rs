@@ -32,6 +32,11 @@ pub(super) struct Volley {
     killed: usize,
 }
 
+/// Up to this many shooting models, each target model is measured against every one of them
+/// (the tree's answer, bit for bit: the smallest of the same squared distances), which beats
+/// building the tree.
+const SCAN: usize = 16;
+
 #[derive(Default)]
 struct Scratch {
     nearest: Nearest,
@@ -126,19 +131,28 @@ impl Volley {
             self.ranked = true;
             let mut waiting = std::mem::take(&mut self.waiting).into_vec();
             waiting.clear();
-            SCRATCH.with_borrow_mut(|s| {
-                s.nearest.rebuild(models[shooter].iter().map(|m| m.centre));
-                waiting.extend(
-                    models[target]
+            let shooters = &models[shooter];
+            let undamaged = models[target]
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.hp == full);
+            if shooters.len() <= SCAN {
+                waiting.extend(undamaged.map(|(i, m)| {
+                    let d = shooters
                         .iter()
-                        .enumerate()
-                        .filter(|(_, m)| m.hp == full)
-                        .map(|(i, m)| {
-                            let d = s.nearest.distance_squared(m.centre);
-                            Reverse((d.to_bits(), i as u32))
-                        }),
-                );
-            });
+                        .map(|s| m.centre.distance_squared(s.centre))
+                        .fold(f64::INFINITY, f64::min);
+                    Reverse((d.to_bits(), i as u32))
+                }));
+            } else {
+                SCRATCH.with_borrow_mut(|s| {
+                    s.nearest.rebuild(shooters.iter().map(|m| m.centre));
+                    waiting.extend(undamaged.map(|(i, m)| {
+                        let d = s.nearest.distance_squared(m.centre);
+                        Reverse((d.to_bits(), i as u32))
+                    }));
+                });
+            }
             self.waiting = BinaryHeap::from(waiting);
         }
         // Models wounded since they were ranked are dead (no damaged one is left).
