@@ -10,6 +10,7 @@
 //! square root.
 
 use super::shapes::{Point, EPS};
+use super::spatial::box_distance_squared;
 
 /// A test on two bases of radii `ra` and `rb`, as a function of their centres' squared
 /// distance ([`Point::distance_squared`], the same in either order).
@@ -99,21 +100,22 @@ impl Reach {
         self.test(a.distance_squared(b))
     }
 
-    /// Whether the test holds for some base of the points `xs`, `ys` (the same length) around
-    /// `p`: the squared distances of a block are worked out side by side, and a square root is
-    /// taken only in the band.
-    pub fn any(&self, p: Point, xs: &[f64], ys: &[f64]) -> bool {
-        const BLOCK: usize = 8;
-        let (xs, ys) = (&xs[..xs.len().min(ys.len())], &ys[..xs.len().min(ys.len())]);
-        let mut x_blocks = xs.chunks_exact(BLOCK);
-        let mut y_blocks = ys.chunks_exact(BLOCK);
-        for (bx, by) in (&mut x_blocks).zip(&mut y_blocks) {
+    /// Whether the test holds between `p` and some centre of `blocks`. A block whose box is
+    /// at least `no` from `p` (squared, as [`box_distance_squared`] computes it, no more than
+    /// the squared distance of any centre in it) is skipped whole; the others have their
+    /// eight squared distances worked out side by side, a square root only in the band.
+    pub fn any(&self, p: Point, blocks: &Blocks) -> bool {
+        for (b, &(lo, hi)) in blocks.boxes.iter().enumerate() {
+            if box_distance_squared(p, lo, hi) >= self.no {
+                continue;
+            }
+            let at = b * BLOCK;
+            let (xs, ys) = (&blocks.xs[at..at + BLOCK], &blocks.ys[at..at + BLOCK]);
             let mut d2 = [0.0; BLOCK];
             for k in 0..BLOCK {
-                let (dx, dy) = (p.x - bx[k], p.y - by[k]);
+                let (dx, dy) = (p.x - xs[k], p.y - ys[k]);
                 d2[k] = dx * dx + dy * dy;
             }
-            // A block is settled by two comparisons a point unless one falls in the band.
             let (mut sure, mut unsure) = (false, false);
             for &v in &d2 {
                 sure |= v <= self.yes;
@@ -123,11 +125,54 @@ impl Reach {
                 return true;
             }
         }
-        x_blocks
-            .remainder()
-            .iter()
-            .zip(y_blocks.remainder())
-            .any(|(&x, &y)| self.between(p, Point::new(x, y)))
+        false
+    }
+}
+
+/// Centres per block of [`Reach::any`].
+const BLOCK: usize = 8;
+
+/// Centres in blocks of eight, as columns of coordinates, each block with its box: what
+/// [`Reach::any`] asks of many bases of one size at once. The last block is filled out with
+/// centres at infinity, whose squared distance from any point is infinite, so that they pass
+/// no test. Buffers are kept when cleared.
+#[derive(Debug, Clone, Default)]
+pub struct Blocks {
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+    boxes: Vec<(Point, Point)>,
+    len: usize,
+}
+
+impl Blocks {
+    pub fn clear(&mut self) {
+        self.xs.clear();
+        self.ys.clear();
+        self.boxes.clear();
+        self.len = 0;
+    }
+
+    pub fn push(&mut self, p: Point) {
+        if self.len.is_multiple_of(BLOCK) {
+            self.xs.extend([f64::INFINITY; BLOCK]);
+            self.ys.extend([f64::INFINITY; BLOCK]);
+            self.boxes.push((p, p));
+        }
+        let last = self.boxes.len() - 1;
+        let (lo, hi) = &mut self.boxes[last];
+        *lo = Point::new(lo.x.min(p.x), lo.y.min(p.y));
+        *hi = Point::new(hi.x.max(p.x), hi.y.max(p.y));
+        self.xs[self.len] = p.x;
+        self.ys[self.len] = p.y;
+        self.len += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 
@@ -180,27 +225,37 @@ mod tests {
         assert!(boundary > 5_000, "{boundary}");
     }
 
-    /// `any` over groups of 0 to 40 centres against asking each.
+    /// `any` over groups of 0 to 40 centres, on a half-inch lattice (so that some lie exactly
+    /// at the boundary) or anywhere, against asking each.
     #[test]
     fn any_asks_every_base() {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(161);
+        let mut blocks = Blocks::default();
         let mut hits = 0;
         for round in 0..5_000 {
             let n = (rng.next_u64() % 41) as usize;
-            let mut c = || (rng.next_u64() % 40) as f64 * 0.5;
-            let xs: Vec<f64> = (0..n).map(|_| c()).collect();
-            let ys: Vec<f64> = (0..n).map(|_| c()).collect();
+            let lattice = round % 3 != 0;
+            let mut c = || {
+                if lattice {
+                    (rng.next_u64() % 40) as f64 * 0.5
+                } else {
+                    (rng.next_u64() % (1 << 20)) as f64 / (1 << 20) as f64 * 20.0
+                }
+            };
+            let centres: Vec<Point> = (0..n).map(|_| Point::new(c(), c())).collect();
             let p = Point::new(c(), c());
             let test = if round % 2 == 0 {
                 Reach::within(0.5, 0.75, [0.0, 1.0, 2.5][round % 3])
             } else {
                 Reach::overlapping(0.5, 1.0)
             };
-            let every = xs
-                .iter()
-                .zip(&ys)
-                .any(|(&x, &y)| test.between(p, Point::new(x, y)));
-            assert_eq!(test.any(p, &xs, &ys), every);
+            blocks.clear();
+            for &q in &centres {
+                blocks.push(q);
+            }
+            assert_eq!(blocks.len(), n);
+            let every = centres.iter().any(|&q| test.between(p, q));
+            assert_eq!(test.any(p, &blocks), every, "round {round}");
             hits += usize::from(every);
         }
         assert!((500..4_500).contains(&hits), "{hits}");

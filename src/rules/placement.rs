@@ -9,7 +9,7 @@
 //! k + 1, which the fast path relies on.
 
 use crate::geometry::spatial::{bounds, Grid};
-use crate::geometry::{slack, Battlefield, Point, Reach, EPS};
+use crate::geometry::{slack, Battlefield, Blocks, Point, Reach, EPS};
 use crate::scenario::Scenario;
 
 /// Gaps (edge to edge, inches) between an anchor and a candidate: 0 is base contact.
@@ -243,13 +243,13 @@ impl Offsets {
     }
 }
 
-/// Bases of one radius as columns of centre coordinates, with the test a candidate must
-/// fail against each of them.
+/// Bases of one radius in blocks, with the test a candidate must fail against each of them.
 struct Column {
     radius: f64,
+    /// The radius of the models placed, which `test` is also for.
+    placing: f64,
     test: Reach,
-    xs: Vec<f64>,
-    ys: Vec<f64>,
+    centres: Blocks,
 }
 
 /// Bases in columns by radius (a table has few sizes of base), the buffers kept for reuse.
@@ -264,8 +264,10 @@ impl Columns {
         self.used = 0;
     }
 
-    /// Adds a base of radius `radius` at `p`; `test` makes the test for a new radius.
-    fn push(&mut self, p: Point, radius: f64, test: impl Fn(f64) -> Reach) {
+    /// Adds a base of radius `radius` at `p`, for placing models of radius `placing`;
+    /// `test` makes the test for a new pair of radii (a column reused for the same pair
+    /// keeps its test: the same one).
+    fn push(&mut self, p: Point, radius: f64, placing: f64, test: impl Fn(f64) -> Reach) {
         let at = match self.list[..self.used]
             .iter()
             .position(|c| c.radius == radius)
@@ -275,30 +277,31 @@ impl Columns {
                 if self.used == self.list.len() {
                     self.list.push(Column {
                         radius,
+                        placing,
                         test: test(radius),
-                        xs: Vec::new(),
-                        ys: Vec::new(),
+                        centres: Blocks::default(),
                     });
                 } else {
                     let reused = &mut self.list[self.used];
-                    reused.xs.clear();
-                    reused.ys.clear();
-                    reused.radius = radius;
-                    reused.test = test(radius);
+                    reused.centres.clear();
+                    if reused.radius != radius || reused.placing != placing {
+                        reused.radius = radius;
+                        reused.placing = placing;
+                        reused.test = test(radius);
+                    }
                 }
                 self.used += 1;
                 self.used - 1
             }
         };
-        self.list[at].xs.push(p.x);
-        self.list[at].ys.push(p.y);
+        self.list[at].centres.push(p);
     }
 
     /// Whether the test of some base holds at `p`.
     fn any(&self, p: Point) -> bool {
         self.list[..self.used]
             .iter()
-            .any(|c| c.test.any(p, &c.xs, &c.ys))
+            .any(|c| c.test.any(p, &c.centres))
     }
 }
 
@@ -321,10 +324,10 @@ impl Nearby {
         self.enemies.clear();
         for b in around.bases {
             self.bases
-                .push(b.centre, b.radius, |rb| Reach::overlapping(radius, rb));
+                .push(b.centre, b.radius, radius, |rb| Reach::overlapping(radius, rb));
         }
         for e in around.enemies {
-            self.enemies.push(e.centre, e.radius, |re| {
+            self.enemies.push(e.centre, e.radius, radius, |re| {
                 Reach::within(radius, re, ENEMY_EXCLUSION)
             });
         }
@@ -332,7 +335,7 @@ impl Nearby {
 
     fn take(&mut self, p: Point) {
         let r = self.radius;
-        self.placed.push(p, r, |r| Reach::overlapping(r, r));
+        self.placed.push(p, r, r, |r| Reach::overlapping(r, r));
     }
 
     fn legal(&self, field: &Battlefield, p: Point, r: f64) -> bool {
