@@ -658,11 +658,11 @@ def main():
     if args.quick:
         sizes = dict(rc=1e7, rc1=5e6, np=2e6, py=2e4, rcm=2e6, npm=2e6, ms=(50, 200), mc=1e5,
                      rcc=2e6, npc=1e6, ev=1e7, er=2e4, rt=1e7, vl=1e6, xw=1e8, cg=2e5,
-                     du=1e5, rd=1e5, ro=1e4)
+                     du=1e5, rd=1e5, ro=2e3)
     else:
         sizes = dict(rc=1e9, rc1=5e8, np=1e8, py=1e6, rcm=1e8, npm=5e7, ms=(200, 1000), mc=1e6,
                      rcc=2e8, npc=2e7, ev=1e8, er=2e5, rt=1e8, vl=1e7, xw=1e9,
-                     cg=1e7, du=1e6, rd=1e6, ro=1e5)
+                     cg=1e7, du=1e6, rd=1e6, ro=2e4)
     if args.rollcall_trials:
         sizes["rc"] = args.rollcall_trials
         sizes["rc1"] = args.rollcall_trials / 2
