@@ -10,7 +10,7 @@
 //! square root.
 
 use super::shapes::{Point, EPS};
-use super::spatial::box_distance_squared;
+use super::spatial::{box_distance_squared, box_gap_squared, box_span_squared};
 
 /// A test on two bases of radii `ra` and `rb`, as a function of their centres' squared
 /// distance ([`Point::distance_squared`], the same in either order).
@@ -98,6 +98,22 @@ impl Reach {
     #[inline]
     pub fn between(&self, a: Point, b: Point) -> bool {
         self.test(a.distance_squared(b))
+    }
+
+    /// What two groups' boxes (each holding its group's centres) alone say of whether the test
+    /// holds for some pair of one centre from each group: `Some(true)` when it holds even for
+    /// the boxes' farthest corners (so for every pair), `Some(false)` when it fails even for
+    /// their nearest points (so for every pair), `None` when the boxes do not decide. The
+    /// boxes' squared distances bound every pair's, as computed ([`box_gap_squared`],
+    /// [`box_span_squared`]), and the test only ever changes once as the distance grows.
+    pub fn decide_boxes(&self, a: (Point, Point), b: (Point, Point)) -> Option<bool> {
+        if self.test(box_span_squared(a, b)) {
+            Some(true)
+        } else if self.test(box_gap_squared(a, b)) {
+            None
+        } else {
+            Some(false)
+        }
     }
 
     /// Whether the test holds between `p` and some centre of `blocks`. A block whose box is
@@ -259,5 +275,47 @@ mod tests {
             hits += usize::from(every);
         }
         assert!((500..4_500).contains(&hits), "{hits}");
+    }
+
+    /// Two groups on a half-inch lattice (so that pairs are often exactly touching, or exactly
+    /// `d` apart edge to edge), their boxes or boxes around them: wherever the boxes decide,
+    /// they say what every pair says.
+    #[test]
+    fn boxes_decide_as_every_pair_does() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(164);
+        let (mut decided, mut undecided) = (0, 0);
+        for round in 0..20_000 {
+            let (ra, rb) = ([0.5, 0.75, 1.0][round % 3], [0.5, 1.25][round % 2]);
+            let test = match round % 5 {
+                0 | 1 => Reach::overlapping(ra, rb),
+                k => Reach::within(ra, rb, [0.0, 1.0, 2.0, 12.0][(k + round / 5) % 4]),
+            };
+            let group = |rng: &mut rand_xoshiro::Xoshiro256PlusPlus, x0: f64, y0: f64| {
+                (0..1 + rng.next_u64() % 8)
+                    .map(|_| {
+                        let (i, j) = (rng.next_u64() % 6, rng.next_u64() % 4);
+                        Point::new(x0 + i as f64 * 0.5, y0 + j as f64 * 0.5)
+                    })
+                    .collect::<Vec<Point>>()
+            };
+            let a = group(&mut rng, 10.0, 10.0);
+            let (bx, by) = (rng.next_u64() % 9, rng.next_u64() % 40);
+            let b = group(&mut rng, 10.0 + bx as f64 * 0.5, 10.0 + by as f64 * 0.5);
+            let every = a.iter().any(|&p| b.iter().any(|&q| test.between(p, q)));
+            let box_of = |g: &[Point]| super::super::spatial::bounds(g.iter().copied()).unwrap();
+            let (mut box_a, box_b) = (box_of(&a), box_of(&b));
+            if round % 4 == 3 {
+                box_a.0.x -= 0.5;
+                box_a.1.y += 0.5;
+            }
+            match test.decide_boxes(box_a, box_b) {
+                Some(answer) => {
+                    assert_eq!(answer, every, "round {round}: {a:?} {b:?}");
+                    decided += 1;
+                }
+                None => undecided += 1,
+            }
+        }
+        assert!(decided > 5_000 && undecided > 1_000, "{decided} {undecided}");
     }
 }
