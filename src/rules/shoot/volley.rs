@@ -4,7 +4,8 @@
 //! Stated per wound, that rule measures every target model against every shooter model each
 //! time. But the shooter does not move during its volley and the target only loses models,
 //! so each model's distance is worked out once (through a k-d tree over the shooter), the
-//! undamaged models wait in a heap by (distance, place in order), and the dead leave the
+//! undamaged models wait by (distance, place in order), sorted when few, else in a heap, and
+//! the dead leave the
 //! target's list in one pass when the volley ends: a volley costs about one pass over the
 //! target plus a logarithm per wound, and picks the very models the per-wound rule picks.
 
@@ -24,8 +25,11 @@ pub(super) struct Volley {
     /// Whether `waiting` holds the undamaged models.
     ranked: bool,
     /// Undamaged models not yet wounded, nearest first: (the bits of the squared distance,
-    /// which order non-negative floats as the floats do, then the place in order).
-    waiting: BinaryHeap<Reverse<(u64, u32)>>,
+    /// which order non-negative floats as the floats do, then the place in order). A few are
+    /// sorted, nearest last, and taken from the end; many go in `heap`. The keys differ (by
+    /// place), so both give them up in the same order.
+    waiting: Vec<Reverse<(u64, u32)>>,
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
     /// Places in order of the damaged models still alive, ascending.
     damaged: Vec<u32>,
     /// Models killed, still in the target's list (with no HP) until [`Volley::finish`].
@@ -37,10 +41,14 @@ pub(super) struct Volley {
 /// building the tree.
 const SCAN: usize = 16;
 
+/// Up to this many undamaged models wait sorted rather than in a heap.
+const SORTED: usize = 32;
+
 #[derive(Default)]
 struct Scratch {
     nearest: Nearest,
     waiting: Vec<Reverse<(u64, u32)>>,
+    heap: Vec<Reverse<(u64, u32)>>,
     damaged: Vec<u32>,
 }
 
@@ -51,18 +59,21 @@ thread_local! {
 
 impl Volley {
     pub(super) fn new(shooter: usize, target: usize) -> Volley {
-        let (waiting, damaged) = SCRATCH.with_borrow_mut(|s| {
+        let (waiting, mut heap, damaged) = SCRATCH.with_borrow_mut(|s| {
             (
                 std::mem::take(&mut s.waiting),
+                std::mem::take(&mut s.heap),
                 std::mem::take(&mut s.damaged),
             )
         });
+        heap.clear();
         Volley {
             shooter,
             target,
             started: false,
             ranked: false,
-            waiting: BinaryHeap::from(waiting),
+            waiting,
+            heap: BinaryHeap::from(heap),
             damaged,
             killed: 0,
         }
@@ -129,7 +140,7 @@ impl Volley {
         }
         if !self.ranked {
             self.ranked = true;
-            let mut waiting = std::mem::take(&mut self.waiting).into_vec();
+            let waiting = &mut self.waiting;
             waiting.clear();
             let shooters = &models[shooter];
             let undamaged = models[target]
@@ -153,10 +164,18 @@ impl Volley {
                     }));
                 });
             }
-            self.waiting = BinaryHeap::from(waiting);
+            if waiting.len() <= SORTED {
+                // Ascending in `Reverse`: the nearest last.
+                waiting.sort_unstable();
+            } else {
+                let mut heap = std::mem::take(&mut self.heap).into_vec();
+                heap.clear();
+                heap.append(waiting);
+                self.heap = BinaryHeap::from(heap);
+            }
         }
         // Models wounded since they were ranked are dead (no damaged one is left).
-        while let Some(Reverse((_, i))) = self.waiting.pop() {
+        while let Some(Reverse((_, i))) = self.waiting.pop().or_else(|| self.heap.pop()) {
             if models[target][i as usize].hp == full {
                 return Some(i);
             }
@@ -169,9 +188,10 @@ impl Volley {
         if self.killed > 0 {
             world.models_mut(plan)[self.target].retain(|m| m.hp > 0);
         }
-        let (waiting, damaged) = (self.waiting.into_vec(), self.damaged);
+        let (waiting, heap, damaged) = (self.waiting, self.heap.into_vec(), self.damaged);
         SCRATCH.with_borrow_mut(|s| {
             s.waiting = waiting;
+            s.heap = heap;
             s.damaged = damaged;
         });
     }
