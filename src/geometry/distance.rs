@@ -269,12 +269,7 @@ mod tests {
             let group = |x0: f64, y0: f64, below: &mut dyn FnMut(u64) -> u64| -> Vec<Point> {
                 let n = 1 + below(12);
                 (0..n)
-                    .map(|_| {
-                        Point::new(
-                            x0 + below(8) as f64 * 0.5,
-                            y0 + below(4) as f64 * 0.5,
-                        )
-                    })
+                    .map(|_| Point::new(x0 + below(8) as f64 * 0.5, y0 + below(4) as f64 * 0.5))
                     .collect()
             };
             let a = group(10.0, 10.0, &mut below);

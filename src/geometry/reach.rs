@@ -221,7 +221,11 @@ mod tests {
             let ulps = (rng.next_u64() % 9) as i64 - 4;
             let mut dist = edge;
             for _ in 0..ulps.abs() {
-                dist = if ulps > 0 { dist.next_up() } else { dist.next_down() };
+                dist = if ulps > 0 {
+                    dist.next_up()
+                } else {
+                    dist.next_down()
+                };
             }
             if round % 5 == 4 {
                 dist = (rng.next_u64() % (1 << 20)) as f64 / (1 << 20) as f64 * 3.0 * edge;
@@ -229,9 +233,17 @@ mod tests {
             let b = Point::new(a.x + dist * angle.cos(), a.y + dist * angle.sin());
             let w = Reach::within(ra, rb, d);
             let o = Reach::overlapping(ra, rb);
-            assert_eq!(w.between(a, b), within(a, ra, b, rb, d), "{a:?} {b:?} {ra} {rb} {d}");
+            assert_eq!(
+                w.between(a, b),
+                within(a, ra, b, rb, d),
+                "{a:?} {b:?} {ra} {rb} {d}"
+            );
             assert_eq!(w.between(b, a), within(a, ra, b, rb, d));
-            assert_eq!(o.between(a, b), overlaps(a, ra, b, rb), "{a:?} {b:?} {ra} {rb}");
+            assert_eq!(
+                o.between(a, b),
+                overlaps(a, ra, b, rb),
+                "{a:?} {b:?} {ra} {rb}"
+            );
             boundary += usize::from(ulps.abs() <= 1 && round % 5 != 4);
             // On a lattice, bases at exactly `d` edge to edge.
             if angle == 0.0 && ulps == 0 {
@@ -316,6 +328,9 @@ mod tests {
                 None => undecided += 1,
             }
         }
-        assert!(decided > 5_000 && undecided > 1_000, "{decided} {undecided}");
+        assert!(
+            decided > 5_000 && undecided > 1_000,
+            "{decided} {undecided}"
+        );
     }
 }

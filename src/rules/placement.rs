@@ -323,8 +323,9 @@ impl Nearby {
         self.placed.clear();
         self.enemies.clear();
         for b in around.bases {
-            self.bases
-                .push(b.centre, b.radius, radius, |rb| Reach::overlapping(radius, rb));
+            self.bases.push(b.centre, b.radius, radius, |rb| {
+                Reach::overlapping(radius, rb)
+            });
         }
         for e in around.enemies {
             self.enemies.push(e.centre, e.radius, radius, |re| {
@@ -407,36 +408,36 @@ impl Occupancy {
                     bases: &[Base],
                     bound: f64,
                     extra: usize| {
-                let (lo, hi) = candidates.unwrap_or(field);
-                let reach = bound + slack(lo, hi, bound + ring);
-                // With `chain` the grid covers the table and the bases; without, the candidates.
-                let (lo, hi) = match candidates {
-                    Some(c) => c,
-                    None => {
-                        let b = bounds(bases.iter().map(|b| b.centre)).unwrap_or(field);
-                        (
-                            Point::new(b.0.x.min(field.0.x), b.0.y.min(field.0.y)),
-                            Point::new(b.1.x.max(field.1.x), b.1.y.max(field.1.y)),
-                        )
-                    }
-                };
-                let near = |p: Point| {
-                    p.x >= lo.x - reach
-                        && p.x <= hi.x + reach
-                        && p.y >= lo.y - reach
-                        && p.y <= hi.y + reach
-                };
-                kinds.clear();
-                tests.0.clear();
-                let kept = bases.iter().filter(|b| near(b.centre));
-                let expected = kept.clone().count();
-                grid.reset(lo, hi, reach, expected.saturating_add(extra));
-                for b in kept {
-                    grid.insert(b.centre);
-                    kinds.push(tests.index(b.radius, test));
+            let (lo, hi) = candidates.unwrap_or(field);
+            let reach = bound + slack(lo, hi, bound + ring);
+            // With `chain` the grid covers the table and the bases; without, the candidates.
+            let (lo, hi) = match candidates {
+                Some(c) => c,
+                None => {
+                    let b = bounds(bases.iter().map(|b| b.centre)).unwrap_or(field);
+                    (
+                        Point::new(b.0.x.min(field.0.x), b.0.y.min(field.0.y)),
+                        Point::new(b.1.x.max(field.1.x), b.1.y.max(field.1.y)),
+                    )
                 }
-                reach
             };
+            let near = |p: Point| {
+                p.x >= lo.x - reach
+                    && p.x <= hi.x + reach
+                    && p.y >= lo.y - reach
+                    && p.y <= hi.y + reach
+            };
+            kinds.clear();
+            tests.0.clear();
+            let kept = bases.iter().filter(|b| near(b.centre));
+            let expected = kept.clone().count();
+            grid.reset(lo, hi, reach, expected.saturating_add(extra));
+            for b in kept {
+                grid.insert(b.centre);
+                kinds.push(tests.index(b.radius, test));
+            }
+            reach
+        };
         self.taken_reach = fill(
             &mut self.taken,
             (&mut self.kinds, &mut self.taken_tests),
@@ -445,7 +446,9 @@ impl Occupancy {
             radius + largest(around.bases),
             count.min(1 << 20),
         );
-        self.taken_tests.0.push((radius, Reach::overlapping(radius, radius)));
+        self.taken_tests
+            .0
+            .push((radius, Reach::overlapping(radius, radius)));
         self.enemies_reach = fill(
             &mut self.enemies,
             (&mut self.enemy_kinds, &mut self.enemy_tests),

@@ -82,7 +82,10 @@ fn allowed(plan: &Plan, models: &[Vec<Model>], unit: usize, dx: f64, dy: f64) ->
     let u = &plan.scenario().units[unit];
     let field = &plan.scenario().battlefield;
     let moved = |m: &Model| Point::new(m.centre.x + dx, m.centre.y + dy);
-    if !models[unit].iter().all(|m| field.admits(moved(m), u.radius())) {
+    if !models[unit]
+        .iter()
+        .all(|m| field.admits(moved(m), u.radius()))
+    {
         return false;
     }
     let Some(mine) = bounds(models[unit].iter().map(moved)) else {

@@ -407,35 +407,59 @@ command = "rally"
                 let keep = (rng.next_u64() % 9) as usize;
                 models.truncate(keep);
                 for m in models.iter_mut() {
-                    let mut c = |o: f64| o + (rng.next_u64() % (spread as u64 * 2 + 1)) as f64 * 0.5;
+                    let mut c =
+                        |o: f64| o + (rng.next_u64() % (spread as u64 * 2 + 1)) as f64 * 0.5;
                     m.centre = Point::new(c(10.0), c(10.0 + 3.0 * u as f64));
                 }
             }
-            let models: Vec<Vec<Point>> = world.models(&plan)
+            let models: Vec<Vec<Point>> = world
+                .models(&plan)
                 .iter()
                 .map(|ms| ms.iter().map(|m| m.centre).collect())
                 .collect();
             for reach in [0.0, 0.5, 1.0, 2.0, 3.5, 6.0] {
                 for (a, b) in [(0, 1), (1, 0), (0, 2), (1, 2)] {
                     let (ra, rb) = (units[a].radius(), units[b].radius());
-                    let d = closest_by_scan(models[a].iter().copied(), ra, models[b].iter().copied(), rb);
+                    let d = closest_by_scan(
+                        models[a].iter().copied(),
+                        ra,
+                        models[b].iter().copied(),
+                        rb,
+                    );
                     let stated = d <= reach + EPS;
-                    assert_eq!(world.units_within(&plan, a, b, reach), stated, "round {round}");
+                    assert_eq!(
+                        world.units_within(&plan, a, b, reach),
+                        stated,
+                        "round {round}"
+                    );
                     exact += usize::from(d == reach);
-                    if stated { yes += 1 } else { no += 1 }
+                    if stated {
+                        yes += 1
+                    } else {
+                        no += 1
+                    }
                 }
                 for unit in 0..3 {
                     let me = &units[unit];
                     let stated = (0..3).any(|e| {
                         units[e].side != me.side
                             && models[unit].iter().any(|&p| {
-                                models[e].iter().any(|&q| within(p, me.radius(), q, units[e].radius(), reach))
+                                models[e]
+                                    .iter()
+                                    .any(|&q| within(p, me.radius(), q, units[e].radius(), reach))
                             })
                     });
-                    assert_eq!(world.enemy_within(&plan, unit, reach), stated, "round {round}");
+                    assert_eq!(
+                        world.enemy_within(&plan, unit, reach),
+                        stated,
+                        "round {round}"
+                    );
                 }
             }
         }
-        assert!(yes > 5_000 && no > 5_000 && exact > 100, "{yes} {no} {exact}");
+        assert!(
+            yes > 5_000 && no > 5_000 && exact > 100,
+            "{yes} {no} {exact}"
+        );
     }
 }
