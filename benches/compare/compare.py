@@ -872,15 +872,19 @@ def main():
             print(f"  {c.name}: {rate_text(rate, base)}")
     if args.against:
         print()
-        print(f"this binary against {AGAINST_MARK} (rate of this one / rate of that one, medians;"
-              " exact rows by time):")
+        print(f"this binary against {AGAINST_MARK}: its median wall seconds over this one's (the"
+              " speed-up), then the same for cpu seconds (user + system), which a loaded machine"
+              " disturbs less:")
         for g in groups:
             for c in g:
                 if c.twin_of and c.results and c.twin_of.results:
-                    mine = statistics.median(x["seconds"] for x in c.twin_of.results)
-                    theirs = statistics.median(x["seconds"] for x in c.results)
-                    print(f"  {g.short} / {c.twin_of.name}: {theirs / mine:.2f}x"
-                          f" ({mine:.3f} s against {theirs:.3f} s)")
+                    med = lambda row, k: statistics.median(x[k] for x in row.results)
+                    mine, theirs = med(c.twin_of, "seconds"), med(c, "seconds")
+                    cpu_mine, cpu_theirs = med(c.twin_of, "cpu_seconds"), med(c, "cpu_seconds")
+                    cpu = f"{cpu_theirs / cpu_mine:.2f}x" if cpu_mine > 0 else "-"
+                    print(f"  {g.short} / {c.twin_of.name}: wall {theirs / mine:.2f}x"
+                          f" ({mine:.3f} s against {theirs:.3f} s), cpu {cpu}"
+                          f" ({cpu_mine:.2f} s against {cpu_theirs:.2f} s)")
     print()
     print("per-round seconds (round 1..N):")
     for g in groups:
