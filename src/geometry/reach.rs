@@ -121,6 +121,12 @@ impl Reach {
     /// the squared distance of any centre in it) is skipped whole; the others have their
     /// eight squared distances worked out side by side, a square root only in the band.
     pub fn any(&self, p: Point, blocks: &Blocks) -> bool {
+        self.find(p, blocks).is_some()
+    }
+
+    /// [`Reach::any`], naming a centre of `blocks` (its place in the order pushed) for which
+    /// the test holds.
+    pub fn find(&self, p: Point, blocks: &Blocks) -> Option<usize> {
         for (b, &(lo, hi)) in blocks.boxes.iter().enumerate() {
             if box_distance_squared(p, lo, hi) >= self.no {
                 continue;
@@ -137,11 +143,13 @@ impl Reach {
                 sure |= v <= self.yes;
                 unsure |= v > self.yes && v < self.no;
             }
-            if sure || (unsure && d2.iter().any(|&v| self.test(v))) {
-                return true;
+            if sure || unsure {
+                if let Some(k) = d2.iter().position(|&v| self.test(v)) {
+                    return Some(at + k);
+                }
             }
         }
-        false
+        None
     }
 }
 
@@ -185,6 +193,11 @@ impl Blocks {
 
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// The centre pushed `i`th.
+    pub fn get(&self, i: usize) -> Point {
+        Point::new(self.xs[i], self.ys[i])
     }
 
     pub fn is_empty(&self) -> bool {
@@ -284,6 +297,9 @@ mod tests {
             assert_eq!(blocks.len(), n);
             let every = centres.iter().any(|&q| test.between(p, q));
             assert_eq!(test.any(p, &blocks), every, "round {round}");
+            if let Some(i) = test.find(p, &blocks) {
+                assert!(test.between(p, centres[i]) && blocks.get(i) == centres[i]);
+            }
             hits += usize::from(every);
         }
         assert!((500..4_500).contains(&hits), "{hits}");

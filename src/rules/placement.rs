@@ -297,11 +297,18 @@ impl Columns {
         self.list[at].centres.push(p);
     }
 
-    /// Whether the test of some base holds at `p`.
-    fn any(&self, p: Point) -> bool {
+    /// A base whose test holds at `p`: its column and its place there.
+    fn find(&self, p: Point) -> Option<(usize, usize)> {
         self.list[..self.used]
             .iter()
-            .any(|c| c.test.any(p, &c.centres))
+            .enumerate()
+            .find_map(|(k, c)| Some(k).zip(c.test.find(p, &c.centres)))
+    }
+
+    /// Whether the test of base `i` of column `k` holds at `p`.
+    fn holds(&self, p: Point, (k, i): (usize, usize)) -> bool {
+        let c = &self.list[k];
+        c.test.between(p, c.centres.get(i))
     }
 }
 
@@ -314,11 +321,17 @@ struct Nearby {
     placed: Columns,
     enemies: Columns,
     radius: f64,
+    /// The base that made the last illegal candidate so (of `bases`, `placed` or `enemies`:
+    /// 0, 1, 2; then its column and place), asked first: the next candidates, a few degrees
+    /// round the same ring, are mostly barred by the same base. The rule is a conjunction of
+    /// tests, so asking one first changes no answer.
+    last: std::cell::Cell<Option<(usize, (usize, usize))>>,
 }
 
 impl Nearby {
     fn fill(&mut self, around: &Surroundings<'_>, radius: f64) {
         self.radius = radius;
+        self.last.set(None);
         self.bases.clear();
         self.placed.clear();
         self.enemies.clear();
@@ -340,7 +353,22 @@ impl Nearby {
     }
 
     fn legal(&self, field: &Battlefield, p: Point, r: f64) -> bool {
-        field.admits(p, r) && !self.bases.any(p) && !self.placed.any(p) && !self.enemies.any(p)
+        if !field.admits(p, r) {
+            return false;
+        }
+        let sets = [&self.bases, &self.placed, &self.enemies];
+        if let Some((set, base)) = self.last.get() {
+            if sets[set].holds(p, base) {
+                return false;
+            }
+        }
+        for (set, columns) in sets.into_iter().enumerate() {
+            if let Some(base) = columns.find(p) {
+                self.last.set(Some((set, base)));
+                return false;
+            }
+        }
+        true
     }
 }
 

@@ -188,6 +188,15 @@ impl World {
         &mut self.models
     }
 
+    /// Every unit's models, to damage or remove only, never to add or move: the trial is no
+    /// longer pristine, and each unit's box, still holding its models, is kept (a box larger
+    /// than its models decides no differently, see [`boxes_decide_within`]).
+    pub(crate) fn models_losing(&mut self, plan: &Plan) -> &mut [Vec<Model>] {
+        self.materialize(plan);
+        self.pristine = false;
+        &mut self.models
+    }
+
     /// A pristine unit's models become its starting models, then the first `first` of its
     /// precomputed Rally spots, then the first `second` of the spots after those: listed only
     /// when a rule asks. The trial is no longer pristine.
@@ -412,48 +421,58 @@ command = "rally"
                     m.centre = Point::new(c(10.0), c(10.0 + 3.0 * u as f64));
                 }
             }
-            let models: Vec<Vec<Point>> = world
-                .models(&plan)
-                .iter()
-                .map(|ms| ms.iter().map(|m| m.centre).collect())
-                .collect();
-            for reach in [0.0, 0.5, 1.0, 2.0, 3.5, 6.0] {
-                for (a, b) in [(0, 1), (1, 0), (0, 2), (1, 2)] {
-                    let (ra, rb) = (units[a].radius(), units[b].radius());
-                    let d = closest_by_scan(
-                        models[a].iter().copied(),
-                        ra,
-                        models[b].iter().copied(),
-                        rb,
-                    );
-                    let stated = d <= reach + EPS;
-                    assert_eq!(
-                        world.units_within(&plan, a, b, reach),
-                        stated,
-                        "round {round}"
-                    );
-                    exact += usize::from(d == reach);
-                    if stated {
-                        yes += 1
-                    } else {
-                        no += 1
+            // Then again after models are lost, the boxes kept from before (larger than the
+            // models left).
+            for lost in [false, true] {
+                if lost {
+                    for models in world.models_losing(&plan) {
+                        let gone = models.len() / 2;
+                        models.drain(..gone);
                     }
                 }
-                for unit in 0..3 {
-                    let me = &units[unit];
-                    let stated = (0..3).any(|e| {
-                        units[e].side != me.side
-                            && models[unit].iter().any(|&p| {
-                                models[e]
-                                    .iter()
-                                    .any(|&q| within(p, me.radius(), q, units[e].radius(), reach))
-                            })
-                    });
-                    assert_eq!(
-                        world.enemy_within(&plan, unit, reach),
-                        stated,
-                        "round {round}"
-                    );
+                let models: Vec<Vec<Point>> = world
+                    .models(&plan)
+                    .iter()
+                    .map(|ms| ms.iter().map(|m| m.centre).collect())
+                    .collect();
+                for reach in [0.0, 0.5, 1.0, 2.0, 3.5, 6.0] {
+                    for (a, b) in [(0, 1), (1, 0), (0, 2), (1, 2)] {
+                        let (ra, rb) = (units[a].radius(), units[b].radius());
+                        let d = closest_by_scan(
+                            models[a].iter().copied(),
+                            ra,
+                            models[b].iter().copied(),
+                            rb,
+                        );
+                        let stated = d <= reach + EPS;
+                        assert_eq!(
+                            world.units_within(&plan, a, b, reach),
+                            stated,
+                            "round {round}"
+                        );
+                        exact += usize::from(d == reach);
+                        if stated {
+                            yes += 1
+                        } else {
+                            no += 1
+                        }
+                    }
+                    for unit in 0..3 {
+                        let me = &units[unit];
+                        let stated = (0..3).any(|e| {
+                            units[e].side != me.side
+                                && models[unit].iter().any(|&p| {
+                                    models[e].iter().any(|&q| {
+                                        within(p, me.radius(), q, units[e].radius(), reach)
+                                    })
+                                })
+                        });
+                        assert_eq!(
+                            world.enemy_within(&plan, unit, reach),
+                            stated,
+                            "round {round}"
+                        );
+                    }
                 }
             }
         }

@@ -86,7 +86,7 @@ impl Volley {
         let full = plan.scenario().units[target].hp;
         let mut remaining = damage;
         while remaining > 0 {
-            let models = world.models_mut(plan);
+            let models = world.models_losing(plan);
             if !self.started {
                 self.started = true;
                 self.damaged.clear();
@@ -186,7 +186,7 @@ impl Volley {
     /// Takes the dead out of the target's list, keeping the order of the living.
     pub(super) fn finish(self, plan: &Plan, world: &mut World) {
         if self.killed > 0 {
-            world.models_mut(plan)[self.target].retain(|m| m.hp > 0);
+            world.models_losing(plan)[self.target].retain(|m| m.hp > 0);
         }
         let (waiting, heap, damaged) = (self.waiting, self.heap.into_vec(), self.damaged);
         SCRATCH.with_borrow_mut(|s| {
