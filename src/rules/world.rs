@@ -300,9 +300,13 @@ impl World {
         })
     }
 
-    /// The box around `unit`'s models, which must be listed.
+    /// A box around `unit`'s models, which must be listed (`None` when it has none: a box
+    /// kept from before the last model fell must not answer for an empty unit).
     fn unit_box(&mut self, unit: usize) -> Option<(Point, Point)> {
         debug_assert_eq!(self.layouts[unit], Layout::Materialized);
+        if self.models[unit].is_empty() {
+            return None;
+        }
         if !self.boxed[unit] {
             self.boxes[unit] = bounds(self.models[unit].iter().map(|m| m.centre));
             self.boxed[unit] = true;
@@ -425,8 +429,13 @@ command = "rally"
             // models left).
             for lost in [false, true] {
                 if lost {
-                    for models in world.models_losing(&plan) {
-                        let gone = models.len() / 2;
+                    for (u, models) in world.models_losing(&plan).iter_mut().enumerate() {
+                        // Unit `b` loses every model every third round.
+                        let gone = if u == 1 && round % 3 == 0 {
+                            models.len()
+                        } else {
+                            models.len() / 2
+                        };
                         models.drain(..gone);
                     }
                 }
