@@ -265,9 +265,14 @@ def read_distribution(out_dir, metric):
 class Contender:
     """One row of the table: run(round) returns a dict with at least `seconds`."""
 
-    def __init__(self, group, name, work, units, run, baseline=False, exact_mean=None, per_trial=1):
+    def __init__(self, group, name, work, units, run, baseline=False, exact_mean=None, per_trial=1,
+                 binary_row=False):
         self.group, self.name, self.work, self.units = group, name, work, units
         self.run, self.baseline = run, baseline
+        # Runs the rollcall binary (so --against times it with the other binary too).
+        self.binary_row = binary_row
+        # With --against: the row of this binary that this row repeats with the other one.
+        self.twin_of = None
         # Its own expected mean, when the group's rows answer different questions.
         self.exact_mean = exact_mean
         # Work per trial run.json counts: a sweep's trial plays every point.
@@ -376,7 +381,7 @@ def cost_group(ctx, n, threads):
         Contender(
             g, f"open-field Rally ({threads} threads)", n["rc"], "trials",
             lambda r: rollcall_run(ctx, rally, n["rc"], threads, "wardens.restored", r),
-            baseline=True, exact_mean=RALLY_MEAN,
+            baseline=True, exact_mean=RALLY_MEAN, binary_row=True,
         )
     )
     compare_configs = os.path.join(HERE, "configs")
@@ -398,9 +403,23 @@ def cost_group(ctx, n, threads):
          Fraction(2000, 3), 1),
         ("1,600 sweep points x 200 trials (rally-grid.toml)",
          os.path.join(compare_configs, "rally-grid.toml"), "wardens.restored", 200, None, 1600),
+        # Engagements: their rates count point-trials (duel's sweep has 3 points, the
+        # choices' files 2 designs).
+        ("duel, 3 sweep points (configs/duel.toml)",
+         os.path.join(ctx.root, "configs", "duel.toml"), "wardens.alive", n["du"], None, 3),
+        ("orders-duel, 2 choices (configs/orders-duel.toml)",
+         os.path.join(ctx.root, "configs", "orders-duel.toml"), "wardens.alive", n["du"], None, 2),
+        ("design-duel, 2 designs (configs/design-duel.toml)",
+         os.path.join(ctx.root, "configs", "design-duel.toml"), "wardens.alive", n["du"], None, 2),
+        ("duel with a Run, 8 rounds (configs/run-duel.toml)",
+         os.path.join(ctx.root, "configs", "run-duel.toml"), "wardens.alive", n["rd"], None, 1),
+        ("roster, 4 units of 10 a side (roster-exchange.toml)",
+         os.path.join(compare_configs, "roster-exchange.toml"), "ward1.alive", n["ro"], None, 1),
     ]
+    # The exact engine is not asked of these: their states are too many to count quickly.
+    no_exact = ("run-duel.toml", "roster-exchange.toml")
     for label, file, metric, trials, closed, per_trial in rows:
-        mean = exact_mean_of(ctx, file, metric)
+        mean = None if file.endswith(no_exact) else exact_mean_of(ctx, file, metric)
         if mean is None and closed is not None:
             mean = closed
         g.append(
@@ -409,7 +428,7 @@ def cost_group(ctx, n, threads):
                 lambda r, file=file, trials=trials, metric=metric: rollcall_run(
                     ctx, file, trials, threads, metric, r
                 ),
-                exact_mean=mean, per_trial=per_trial,
+                exact_mean=mean, per_trial=per_trial, binary_row=True,
             )
         )
     return g
@@ -449,6 +468,7 @@ def card_group(ctx, n, threads):
         Contender(
             g, f"card turns, {turns} a game ({threads} thread{plural})", n["cg"] * turns, "trials",
             lambda r: rollcall_run(ctx, file, n["cg"], threads, "A.score", r), per_trial=turns,
+            binary_row=True,
         )
     )
     return g
@@ -470,6 +490,33 @@ def rates_against_baseline(groups, short):
     ]
 
 
+AGAINST_MARK = "[against]"
+
+
+def add_twins(ctx, groups):
+    """After each row that runs rollcall, the same row run with the --against binary."""
+
+    def with_binary(run, r):
+        mine = ctx.binary
+        ctx.binary = ctx.against
+        try:
+            return run(r)
+        finally:
+            ctx.binary = mine
+
+    for g in groups:
+        for c in list(g):
+            if not c.binary_row:
+                continue
+            twin = Contender(
+                g, f"{c.name} {AGAINST_MARK}", c.work, c.units,
+                lambda r, run=c.run: with_binary(run, r),
+                exact_mean=c.exact_mean, per_trial=c.per_trial,
+            )
+            twin.twin_of = c
+            g.insert(g.index(c) + 1, twin)
+
+
 def has_exact(ctx):
     done = subprocess.run([ctx.binary, "exact", "--help"], capture_output=True)
     return done.returncode
@@ -485,6 +532,12 @@ def z_score(a, b):
 def agreement(group, c, round_index):
     """(ok, z or None, text) for contender c's result in one round."""
     r = c.results[round_index]
+    if c.twin_of is not None:
+        # The same scenario and seed on another binary: the very same numbers.
+        mine = c.twin_of.results[round_index]
+        keys = ("mean", "std_error", "trials", "probs")
+        same = all(mine.get(k) == r.get(k) for k in keys)
+        return same, None, "same numbers" if same else "DIFFERENT numbers"
     others = {o.name: o.results[round_index] for o in group if o.results and o is not c}
     base = next(o for o in group if o.baseline)
     exact_mean = group.exact_mean if group.same_question else c.exact_mean
@@ -582,6 +635,8 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--binary", help="rollcall binary (default: ROOT/target/release/rollcall)")
     ap.add_argument("--rollcall-trials", type=float, help="open-field Rally trials for rollcall")
+    ap.add_argument("--against", help="another rollcall binary: every rollcall row runs with it"
+                    " too, in the same round, and must write the same numbers")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
@@ -602,11 +657,12 @@ def main():
 
     if args.quick:
         sizes = dict(rc=1e7, rc1=5e6, np=2e6, py=2e4, rcm=2e6, npm=2e6, ms=(50, 200), mc=1e5,
-                     rcc=2e6, npc=1e6, ev=1e7, er=2e4, rt=1e7, vl=1e6, xw=1e8, cg=2e5)
+                     rcc=2e6, npc=1e6, ev=1e7, er=2e4, rt=1e7, vl=1e6, xw=1e8, cg=2e5,
+                     du=1e5, rd=1e5, ro=2e3)
     else:
         sizes = dict(rc=1e9, rc1=5e8, np=1e8, py=1e6, rcm=1e8, npm=5e7, ms=(200, 1000), mc=1e6,
                      rcc=2e8, npc=2e7, ev=1e8, er=2e5, rt=1e8, vl=1e7, xw=1e9,
-                     cg=1e7)
+                     cg=1e7, du=1e6, rd=1e6, ro=2e4)
     if args.rollcall_trials:
         sizes["rc"] = args.rollcall_trials
         sizes["rc1"] = args.rollcall_trials / 2
@@ -633,6 +689,7 @@ def main():
                 Contender(
                     g, name, trials, "trials",
                     lambda r, t=t, trials=trials: rollcall_run(ctx, file, trials, t, metric, r),
+                    binary_row=True,
                 )
             )
 
@@ -681,6 +738,7 @@ def main():
         c = Contender(
             g, "rollcall exact", m, "m",
             lambda r, path=path: rollcall_exact(ctx, path, "masters.restored"),
+            binary_row=True,
         )
         if exact_rc != 0:
             c.skip = f"not available (`rollcall exact --help` exited {exact_rc})"
@@ -690,16 +748,25 @@ def main():
                 g, f"rollcall run (Monte Carlo, {threads} threads)", n["mc"], "trials",
                 lambda r, path=path: rollcall_run(ctx, path, n["mc"], threads,
                                                   "masters.restored", r),
+                binary_row=True,
             )
         )
         groups.append(g)
 
     groups.append(cost_group(ctx, n, threads))
     groups.append(card_group(ctx, n, threads))
+    if args.against:
+        ctx.against = os.path.join(ctx.tmp, "rollcall-against")
+        shutil.copy2(os.path.abspath(args.against), ctx.against)
+        add_twins(ctx, groups)
 
     print("rollcall whole-program comparison")
     for line in machine(ctx):
         print(line)
+    if args.against:
+        theirs = subprocess.run([ctx.against, "--version"], capture_output=True, text=True)
+        print(f"against: {os.path.abspath(args.against)} ({theirs.stdout.strip()}), rows marked"
+              f" {AGAINST_MARK}")
     shown = []
     argv = iter(sys.argv[1:])
     for a in argv:
@@ -803,6 +870,21 @@ def main():
     ):
         for c, rate, base in rates_against_baseline(groups, short):
             print(f"  {c.name}: {rate_text(rate, base)}")
+    if args.against:
+        print()
+        print(f"this binary against {AGAINST_MARK}: its median wall seconds over this one's (the"
+              " speed-up), then the same for cpu seconds (user + system), which a loaded machine"
+              " disturbs less:")
+        for g in groups:
+            for c in g:
+                if c.twin_of and c.results and c.twin_of.results:
+                    med = lambda row, k: statistics.median(x[k] for x in row.results)
+                    mine, theirs = med(c.twin_of, "seconds"), med(c, "seconds")
+                    cpu_mine, cpu_theirs = med(c.twin_of, "cpu_seconds"), med(c, "cpu_seconds")
+                    cpu = f"{cpu_theirs / cpu_mine:.2f}x" if cpu_mine > 0 else "-"
+                    print(f"  {g.short} / {c.twin_of.name}: wall {theirs / mine:.2f}x"
+                          f" ({mine:.3f} s against {theirs:.3f} s), cpu {cpu}"
+                          f" ({cpu_mine:.2f} s against {cpu_theirs:.2f} s)")
     print()
     print("per-round seconds (round 1..N):")
     for g in groups:

@@ -2,7 +2,8 @@
 //! reach. Small groups are scanned pair by pair; large ones go through the indexes of
 //! [`super::spatial`], with answers equal to the scan's to the last bit.
 
-use super::shapes::{edge_distance, within, Point, EPS};
+use super::reach::Reach;
+use super::shapes::{edge_distance, Point, EPS};
 use super::spatial;
 use std::cell::RefCell;
 
@@ -22,7 +23,7 @@ where
     let a = a.into_iter();
     let (a_len, b_len) = (a.size_hint().0, b.clone().into_iter().size_hint().0);
     if a_len.saturating_mul(b_len) <= SMALL_PAIRS {
-        return closest_by_scan(a, ra, b, rb);
+        return closest_by_squares(a, ra, b, rb);
     }
     SCRATCH.with_borrow_mut(|s| {
         let Scratch {
@@ -88,7 +89,25 @@ where
     best
 }
 
-/// Whether some base of radius `ra` centred in `a` is [`within`] `d` inches of some base of
+/// [`closest_by_scan`] with one square root: the smallest squared distance, then its edge
+/// distance. The same bits, because [`edge_distance`] is a monotone function of the squared
+/// distance (a correctly rounded root, then two subtractions), and the minimum of a monotone
+/// function of some numbers is that function of their minimum.
+fn closest_by_squares<A, B>(a: A, ra: f64, b: B, rb: f64) -> f64
+where
+    A: IntoIterator<Item = Point>,
+    B: IntoIterator<Item = Point> + Clone,
+{
+    let mut best = f64::INFINITY;
+    for pa in a {
+        for pb in b.clone() {
+            best = best.min(pa.distance_squared(pb));
+        }
+    }
+    best.sqrt() - ra - rb
+}
+
+/// Whether some base of radius `ra` centred in `a` is [`within`](super::within) `d` inches of some base of
 /// radius `rb` centred in `b`, as asking every pair would say; large groups ask only the
 /// pairs a grid over `a` finds near each other.
 pub fn any_within<A, B>(a: A, ra: f64, b: B, rb: f64, d: f64) -> bool
@@ -101,9 +120,10 @@ where
         b.clone().into_iter().size_hint().0,
     );
     if a_len.saturating_mul(b_len) <= SMALL_PAIRS {
+        let reach = Reach::within(ra, rb, d);
         return b
             .into_iter()
-            .any(|pb| a.clone().into_iter().any(|pa| within(pa, ra, pb, rb, d)));
+            .any(|pb| a.clone().into_iter().any(|pa| reach.between(pa, pb)));
     }
     let (Some((lo, hi)), Some((b_lo, b_hi))) =
         (spatial::bounds(a.clone()), spatial::bounds(b.clone()))
@@ -126,9 +146,35 @@ where
             s.grid.insert(pa);
         }
         let grid = &s.grid;
+        let test = Reach::within(ra, rb, d);
         b.into_iter()
-            .any(|pb| grid.any_near(pb, reach, |_, pa| within(pa, ra, pb, rb, d)))
+            .any(|pb| grid.any_near(pb, reach, |_, pa| test.between(pa, pb)))
     })
+}
+
+/// What the boxes around two groups of centres (`a_box`, `b_box`, as [`spatial::bounds`]
+/// gives them, or any boxes holding them) say of whether some base of radius `ra` centred in
+/// the first group is within `d` of some base of radius `rb` centred in the second, as
+/// [`any_within`] or `closest(a, ra, b, rb) <= d + EPS` would answer: `Some(true)` when even
+/// the farthest corners are within `d`, `Some(false)` when even the nearest points of the
+/// boxes are not, `None` when the boxes do not decide. Exact, not approximate: the edge
+/// distance is a monotone function of the squared centre distance (see [`closest`]), and
+/// the boxes' squared distances bound every pair's from below and above as computed.
+pub fn boxes_decide_within(
+    a_box: (Point, Point),
+    ra: f64,
+    b_box: (Point, Point),
+    rb: f64,
+    d: f64,
+) -> Option<bool> {
+    let edge = |d2: f64| d2.sqrt() - ra - rb;
+    if edge(spatial::box_span_squared(a_box, b_box)) <= d + EPS {
+        Some(true)
+    } else if edge(spatial::box_gap_squared(a_box, b_box)) <= d + EPS {
+        None
+    } else {
+        Some(false)
+    }
 }
 
 /// A margin to add to `bound`, a bound on the distance between points near the rectangle
@@ -160,6 +206,7 @@ thread_local! {
 
 #[cfg(test)]
 mod tests {
+    use super::super::within;
     use super::*;
 
     /// Groups of 0 to 60 points, on a half-inch lattice or anywhere, one group sometimes far
@@ -204,5 +251,61 @@ mod tests {
             hits += usize::from(every);
         }
         assert!((200..1_800).contains(&hits), "{hits}");
+    }
+
+    /// Two groups on a half-inch lattice a whole number of inches apart (so that the closest
+    /// pair is often exactly `d` edge to edge), bases of 0.5" to 1.25", reaches 0" to 24":
+    /// wherever the boxes decide, they say what every pair says; and they decide often.
+    #[test]
+    fn boxes_decide_as_every_pair_does_at_the_boundaries() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(162);
+        let (mut decided, mut at_boundary) = (0, 0);
+        for round in 0..20_000 {
+            let mut below = |n: u64| rng.next_u64() % n;
+            let radii = [0.5, 0.75, 1.0, 1.25];
+            let (ra, rb) = (radii[below(4) as usize], radii[below(4) as usize]);
+            let d = [0.0, 1.0, 2.0, 6.0, 12.0, 18.0, 24.0][round % 7];
+            let group = |x0: f64, y0: f64, below: &mut dyn FnMut(u64) -> u64| -> Vec<Point> {
+                let n = 1 + below(12);
+                (0..n)
+                    .map(|_| Point::new(x0 + below(8) as f64 * 0.5, y0 + below(4) as f64 * 0.5))
+                    .collect()
+            };
+            let a = group(10.0, 10.0, &mut below);
+            // The second group's lowest row sits so that the gap along y is d, d +- 0.5 or
+            // anything up to twice the reach.
+            let gap = if round % 3 == 2 {
+                below(100) as f64 * 0.5
+            } else {
+                d + ra + rb + [-0.5, 0.0, 0.0, 0.5][below(4) as usize]
+            };
+            let top = a.iter().map(|p| p.y).fold(f64::MIN, f64::max);
+            let b = group(10.0 + below(8) as f64 - 4.0, top + gap, &mut below);
+            let every = a
+                .iter()
+                .any(|&pa| b.iter().any(|&pb| within(pa, ra, pb, rb, d)));
+            let closest = closest_by_scan(a.iter().copied(), ra, b.iter().copied(), rb);
+            assert_eq!(every, closest <= d + EPS, "round {round}");
+            at_boundary += usize::from(closest == d);
+            let (box_a, box_b) = (
+                spatial::bounds(a.iter().copied()).unwrap(),
+                spatial::bounds(b.iter().copied()).unwrap(),
+            );
+            if let Some(answer) = boxes_decide_within(box_a, ra, box_b, rb, d) {
+                assert_eq!(answer, every, "round {round}: {a:?} {b:?} {ra} {rb} {d}");
+                decided += 1;
+            }
+            // Boxes larger than the groups (as after models leave) decide no differently.
+            let grown = (
+                Point::new(box_a.0.x - 0.5, box_a.0.y - 0.25),
+                Point::new(box_a.1.x + 0.25, box_a.1.y),
+            );
+            if let Some(answer) = boxes_decide_within(grown, ra, box_b, rb, d) {
+                assert_eq!(answer, every, "round {round}, grown box");
+            }
+        }
+        assert!(decided > 10_000, "{decided}");
+        assert!(at_boundary > 1_000, "{at_boundary}");
     }
 }

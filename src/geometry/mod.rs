@@ -3,9 +3,11 @@
 //! ([`spatial`]), and distances between groups of bases built on them (`distance.rs`).
 
 mod distance;
+mod reach;
 mod shapes;
 pub mod spatial;
 
 pub(crate) use distance::slack;
-pub use distance::{any_within, closest, closest_by_scan};
+pub use distance::{any_within, boxes_decide_within, closest, closest_by_scan};
+pub use reach::{Blocks, Reach};
 pub use shapes::{edge_distance, overlaps, within, Battlefield, Point, Rect, EPS};

@@ -215,6 +215,36 @@ pub fn box_distance_squared(spot: Point, lo: Point, hi: Point) -> f64 {
     dx * dx + dy * dy
 }
 
+/// The squared distance between the boxes `a` and `b` (each from its low corner to its high
+/// one; 0 when they meet), computed so that it is no more than `p.distance_squared(q)` for
+/// any `p` in `a` and `q` in `b`: on each axis the gap is a rounded difference of two
+/// coordinates that are no further apart than those of `p` and `q`, rounding is monotone and
+/// symmetric (`b - a` rounds to minus `a - b`), and so are squaring and adding.
+pub fn box_gap_squared(a: (Point, Point), b: (Point, Point)) -> f64 {
+    let gap = |a_lo: f64, a_hi: f64, b_lo: f64, b_hi: f64| {
+        if b_lo > a_hi {
+            b_lo - a_hi
+        } else if a_lo > b_hi {
+            a_lo - b_hi
+        } else {
+            0.0
+        }
+    };
+    let dx = gap(a.0.x, a.1.x, b.0.x, b.1.x);
+    let dy = gap(a.0.y, a.1.y, b.0.y, b.1.y);
+    dx * dx + dy * dy
+}
+
+/// The squared distance between the farthest corners of the boxes `a` and `b`, computed so
+/// that it is no less than `p.distance_squared(q)` for any `p` in `a` and `q` in `b` (the
+/// argument of [`box_gap_squared`], the other way).
+pub fn box_span_squared(a: (Point, Point), b: (Point, Point)) -> f64 {
+    let span = |a_lo: f64, a_hi: f64, b_lo: f64, b_hi: f64| (b_hi - a_lo).max(a_hi - b_lo);
+    let dx = span(a.0.x, a.1.x, b.0.x, b.1.x);
+    let dy = span(a.0.y, a.1.y, b.0.y, b.1.y);
+    dx * dx + dy * dy
+}
+
 fn axis(p: Point, depth: usize) -> f64 {
     if depth.is_multiple_of(2) {
         p.x

@@ -9,7 +9,7 @@
 //! k + 1, which the fast path relies on.
 
 use crate::geometry::spatial::{bounds, Grid};
-use crate::geometry::{overlaps, slack, within, Battlefield, Point, EPS};
+use crate::geometry::{slack, Battlefield, Blocks, Point, Reach, EPS};
 use crate::scenario::Scenario;
 
 /// Gaps (edge to edge, inches) between an anchor and a candidate: 0 is base contact.
@@ -111,8 +111,10 @@ pub fn place_into(
 }
 
 /// The search from candidate `cursor` on. Few bases and few models to place are checked
-/// against each other one by one ([`legal`], the rule as stated); otherwise through grids of
-/// the occupied and the enemy bases ([`Occupancy`]), which answer exactly as [`legal`] does.
+/// against each other one by one, as columns of coordinates ([`Nearby`]); otherwise through
+/// grids of the occupied and the enemy bases ([`Occupancy`]). Both answer exactly as
+/// the rule as stated does (a candidate on the table, outside terrain, overlapping no base
+/// and no model placed so far, and more than 1" from every enemy: `legal` in the tests).
 fn search(
     around: &Surroundings<'_>,
     anchors: &mut Vec<Point>,
@@ -123,22 +125,39 @@ fn search(
     placed: &mut Vec<Point>,
 ) {
     placed.clear();
-    if around.bases.len().saturating_add(count) <= SMALL {
-        let legal = |placed: &[Point], p: Point| legal(around, placed, p, radius);
-        walk(anchors, cursor, radius, count, chain, placed, legal, |_| {});
-        return;
-    }
-    SCRATCH.with_borrow_mut(|occupancy| {
+    SCRATCH.with_borrow_mut(|scratch| {
+        let Scratch {
+            occupancy,
+            nearby,
+            offsets,
+        } = scratch;
+        offsets.set(radius);
+        let offsets = &*offsets;
+        if around.bases.len().saturating_add(count) <= SMALL {
+            nearby.fill(around, radius);
+            let nearby = std::cell::RefCell::new(nearby);
+            walk(
+                anchors,
+                cursor,
+                offsets,
+                count,
+                chain,
+                placed,
+                |p| nearby.borrow().legal(around.field, p, radius),
+                |p| nearby.borrow_mut().take(p),
+            );
+            return;
+        }
         occupancy.fill(around, anchors, radius, count, chain);
         let occupancy = std::cell::RefCell::new(occupancy);
         walk(
             anchors,
             cursor,
-            radius,
+            offsets,
             count,
             chain,
             placed,
-            |_, p| occupancy.borrow().legal(around.field, p, radius),
+            |p| occupancy.borrow().legal(around.field, p, radius),
             |p| occupancy.borrow_mut().take(p),
         );
     });
@@ -150,24 +169,18 @@ fn search(
 fn walk(
     anchors: &mut Vec<Point>,
     mut cursor: usize,
-    radius: f64,
+    offsets: &Offsets,
     count: usize,
     chain: bool,
     placed: &mut Vec<Point>,
-    mut legal: impl FnMut(&[Point], Point) -> bool,
+    mut legal: impl FnMut(Point) -> bool,
     mut took: impl FnMut(Point),
 ) {
-    let turns = turns();
     let per_anchor = RING_GAPS.len() * ANGLES;
     while placed.len() < count && cursor < anchors.len() * per_anchor {
-        let candidate = candidate(
-            &turns,
-            anchors[cursor / per_anchor],
-            radius,
-            cursor % per_anchor,
-        );
+        let candidate = offsets.candidate(anchors[cursor / per_anchor], cursor % per_anchor);
         cursor += 1;
-        if legal(placed, candidate) {
+        if legal(candidate) {
             placed.push(candidate);
             took(candidate);
             if chain {
@@ -181,7 +194,7 @@ fn walk(
 /// Up to this many bases and models to place, checking each pair beats building grids.
 const SMALL: usize = 48;
 
-/// Each angle's cosine and sine, worked out once per search rather than per candidate (the
+/// Each angle's cosine and sine, worked out once per thread rather than per candidate (the
 /// same values: the same expressions).
 fn turns() -> [(f64, f64); ANGLES] {
     std::array::from_fn(|k| {
@@ -190,40 +203,205 @@ fn turns() -> [(f64, f64); ANGLES] {
     })
 }
 
-fn candidate(turns: &[(f64, f64); ANGLES], anchor: Point, radius: f64, index: usize) -> Point {
-    let ring = index / ANGLES;
-    let (cos, sin) = turns[index % ANGLES];
-    let d = 2.0 * radius + RING_GAPS[ring];
-    Point::new(anchor.x + d * cos, anchor.y + d * sin)
+/// Where each candidate lies from its anchor, for one radius: candidate `index` is the
+/// anchor plus `steps[index]`, ring by ring, angle by angle. Each step is `d * cos` and
+/// `d * sin`, rounded as the candidate's own expression `anchor.x + d * cos` rounds them, so
+/// the candidates are the same to the last bit.
+struct Offsets {
+    turns: [(f64, f64); ANGLES],
+    /// The radius `steps` are for (NaN: none yet).
+    radius: f64,
+    steps: [(f64, f64); RING_GAPS.len() * ANGLES],
 }
 
-/// The placement rule as stated: on the table, outside terrain, overlapping no base and no
-/// model placed so far, and more than 1" from every enemy.
-fn legal(around: &Surroundings<'_>, placed: &[Point], p: Point, r: f64) -> bool {
-    around.field.admits(p, r)
-        && !around
-            .bases
+impl Default for Offsets {
+    fn default() -> Offsets {
+        Offsets {
+            turns: turns(),
+            radius: f64::NAN,
+            steps: [(0.0, 0.0); RING_GAPS.len() * ANGLES],
+        }
+    }
+}
+
+impl Offsets {
+    fn set(&mut self, radius: f64) {
+        if radius.to_bits() == self.radius.to_bits() {
+            return;
+        }
+        self.radius = radius;
+        for (index, step) in self.steps.iter_mut().enumerate() {
+            let (cos, sin) = self.turns[index % ANGLES];
+            let d = 2.0 * radius + RING_GAPS[index / ANGLES];
+            *step = (d * cos, d * sin);
+        }
+    }
+
+    fn candidate(&self, anchor: Point, index: usize) -> Point {
+        let (dx, dy) = self.steps[index];
+        Point::new(anchor.x + dx, anchor.y + dy)
+    }
+}
+
+/// Bases of one radius in blocks, with the test a candidate must fail against each of them.
+struct Column {
+    radius: f64,
+    /// The radius of the models placed, which `test` is also for.
+    placing: f64,
+    test: Reach,
+    centres: Blocks,
+}
+
+/// Bases in columns by radius (a table has few sizes of base), the buffers kept for reuse.
+#[derive(Default)]
+struct Columns {
+    used: usize,
+    list: Vec<Column>,
+}
+
+impl Columns {
+    fn clear(&mut self) {
+        self.used = 0;
+    }
+
+    /// Adds a base of radius `radius` at `p`, for placing models of radius `placing`;
+    /// `test` makes the test for a new pair of radii (a column reused for the same pair
+    /// keeps its test: the same one).
+    fn push(&mut self, p: Point, radius: f64, placing: f64, test: impl Fn(f64) -> Reach) {
+        let at = match self.list[..self.used]
             .iter()
-            .any(|b| overlaps(p, r, b.centre, b.radius))
-        && !placed.iter().any(|&q| overlaps(p, r, q, r))
-        && !around
-            .enemies
+            .position(|c| c.radius == radius)
+        {
+            Some(at) => at,
+            None => {
+                if self.used == self.list.len() {
+                    self.list.push(Column {
+                        radius,
+                        placing,
+                        test: test(radius),
+                        centres: Blocks::default(),
+                    });
+                } else {
+                    let reused = &mut self.list[self.used];
+                    reused.centres.clear();
+                    if reused.radius != radius || reused.placing != placing {
+                        reused.radius = radius;
+                        reused.placing = placing;
+                        reused.test = test(radius);
+                    }
+                }
+                self.used += 1;
+                self.used - 1
+            }
+        };
+        self.list[at].centres.push(p);
+    }
+
+    /// A base whose test holds at `p`: its column and its place there.
+    fn find(&self, p: Point) -> Option<(usize, usize)> {
+        self.list[..self.used]
             .iter()
-            .any(|e| within(p, r, e.centre, e.radius, ENEMY_EXCLUSION))
+            .enumerate()
+            .find_map(|(k, c)| Some(k).zip(c.test.find(p, &c.centres)))
+    }
+
+    /// Whether the test of base `i` of column `k` holds at `p`.
+    fn holds(&self, p: Point, (k, i): (usize, usize)) -> bool {
+        let c = &self.list[k];
+        c.test.between(p, c.centres.get(i))
+    }
+}
+
+/// The rule for a search among few bases: every base, every model placed so far and every
+/// enemy base in columns, each asked through a [`Reach`] (the rule's own tests, decided from
+/// squared distances).
+#[derive(Default)]
+struct Nearby {
+    bases: Columns,
+    placed: Columns,
+    enemies: Columns,
+    radius: f64,
+    /// The base that made the last illegal candidate so (of `bases`, `placed` or `enemies`:
+    /// 0, 1, 2; then its column and place), asked first: the next candidates, a few degrees
+    /// round the same ring, are mostly barred by the same base. The rule is a conjunction of
+    /// tests, so asking one first changes no answer.
+    last: std::cell::Cell<Option<(usize, (usize, usize))>>,
+}
+
+impl Nearby {
+    fn fill(&mut self, around: &Surroundings<'_>, radius: f64) {
+        self.radius = radius;
+        self.last.set(None);
+        self.bases.clear();
+        self.placed.clear();
+        self.enemies.clear();
+        for b in around.bases {
+            self.bases.push(b.centre, b.radius, radius, |rb| {
+                Reach::overlapping(radius, rb)
+            });
+        }
+        for e in around.enemies {
+            self.enemies.push(e.centre, e.radius, radius, |re| {
+                Reach::within(radius, re, ENEMY_EXCLUSION)
+            });
+        }
+    }
+
+    fn take(&mut self, p: Point) {
+        let r = self.radius;
+        self.placed.push(p, r, r, |r| Reach::overlapping(r, r));
+    }
+
+    fn legal(&self, field: &Battlefield, p: Point, r: f64) -> bool {
+        if !field.admits(p, r) {
+            return false;
+        }
+        let sets = [&self.bases, &self.placed, &self.enemies];
+        if let Some((set, base)) = self.last.get() {
+            if sets[set].holds(p, base) {
+                return false;
+            }
+        }
+        for (set, columns) in sets.into_iter().enumerate() {
+            if let Some(base) = columns.find(p) {
+                self.last.set(Some((set, base)));
+                return false;
+            }
+        }
+        true
+    }
 }
 
 /// The bases a search must avoid, in grids: those that can matter, then each model placed
-/// (entries past `radii` are placed models), and the enemy bases that can matter.
+/// (entries past `kinds` are placed models), and the enemy bases that can matter.
 #[derive(Default)]
 struct Occupancy {
     taken: Grid,
-    /// By entry of `taken`: the base's radius.
-    radii: Vec<f64>,
+    /// By entry of `taken`: its base's test in `taken_tests`.
+    kinds: Vec<u32>,
+    /// The overlap test for each radius of base met; then, last, a placed model's.
+    taken_tests: Tests,
     /// How far apart on either axis a candidate and a base it overlaps can be, at most.
     taken_reach: f64,
     enemies: Grid,
-    enemy_radii: Vec<f64>,
+    enemy_kinds: Vec<u32>,
+    enemy_tests: Tests,
     enemies_reach: f64,
+}
+
+/// A test per radius of base met, so that a base names its test by a small index.
+#[derive(Default)]
+struct Tests(Vec<(f64, Reach)>);
+
+impl Tests {
+    /// The index of the test for bases of `radius`, made by `test` when it is new.
+    fn index(&mut self, radius: f64, test: impl Fn(f64) -> Reach) -> u32 {
+        let at = self.0.iter().position(|&(r, _)| r == radius);
+        at.unwrap_or_else(|| {
+            self.0.push((radius, test(radius)));
+            self.0.len() - 1
+        }) as u32
+    }
 }
 
 impl Occupancy {
@@ -252,47 +430,57 @@ impl Occupancy {
                 )
             });
         let largest = |bases: &[Base]| bases.iter().fold(radius, |m, b| m.max(b.radius));
-        let fill =
-            |grid: &mut Grid, radii: &mut Vec<f64>, bases: &[Base], bound: f64, extra: usize| {
-                let (lo, hi) = candidates.unwrap_or(field);
-                let reach = bound + slack(lo, hi, bound + ring);
-                // With `chain` the grid covers the table and the bases; without, the candidates.
-                let (lo, hi) = match candidates {
-                    Some(c) => c,
-                    None => {
-                        let b = bounds(bases.iter().map(|b| b.centre)).unwrap_or(field);
-                        (
-                            Point::new(b.0.x.min(field.0.x), b.0.y.min(field.0.y)),
-                            Point::new(b.1.x.max(field.1.x), b.1.y.max(field.1.y)),
-                        )
-                    }
-                };
-                let near = |p: Point| {
-                    p.x >= lo.x - reach
-                        && p.x <= hi.x + reach
-                        && p.y >= lo.y - reach
-                        && p.y <= hi.y + reach
-                };
-                radii.clear();
-                let kept = bases.iter().filter(|b| near(b.centre));
-                let expected = kept.clone().count();
-                grid.reset(lo, hi, reach, expected.saturating_add(extra));
-                for b in kept {
-                    grid.insert(b.centre);
-                    radii.push(b.radius);
+        let fill = |grid: &mut Grid,
+                    (kinds, tests): (&mut Vec<u32>, &mut Tests),
+                    test: &dyn Fn(f64) -> Reach,
+                    bases: &[Base],
+                    bound: f64,
+                    extra: usize| {
+            let (lo, hi) = candidates.unwrap_or(field);
+            let reach = bound + slack(lo, hi, bound + ring);
+            // With `chain` the grid covers the table and the bases; without, the candidates.
+            let (lo, hi) = match candidates {
+                Some(c) => c,
+                None => {
+                    let b = bounds(bases.iter().map(|b| b.centre)).unwrap_or(field);
+                    (
+                        Point::new(b.0.x.min(field.0.x), b.0.y.min(field.0.y)),
+                        Point::new(b.1.x.max(field.1.x), b.1.y.max(field.1.y)),
+                    )
                 }
-                reach
             };
+            let near = |p: Point| {
+                p.x >= lo.x - reach
+                    && p.x <= hi.x + reach
+                    && p.y >= lo.y - reach
+                    && p.y <= hi.y + reach
+            };
+            kinds.clear();
+            tests.0.clear();
+            let kept = bases.iter().filter(|b| near(b.centre));
+            let expected = kept.clone().count();
+            grid.reset(lo, hi, reach, expected.saturating_add(extra));
+            for b in kept {
+                grid.insert(b.centre);
+                kinds.push(tests.index(b.radius, test));
+            }
+            reach
+        };
         self.taken_reach = fill(
             &mut self.taken,
-            &mut self.radii,
+            (&mut self.kinds, &mut self.taken_tests),
+            &|rb| Reach::overlapping(radius, rb),
             around.bases,
             radius + largest(around.bases),
             count.min(1 << 20),
         );
+        self.taken_tests
+            .0
+            .push((radius, Reach::overlapping(radius, radius)));
         self.enemies_reach = fill(
             &mut self.enemies,
-            &mut self.enemy_radii,
+            (&mut self.enemy_kinds, &mut self.enemy_tests),
+            &|re| Reach::within(radius, re, ENEMY_EXCLUSION),
             around.enemies,
             radius + largest(around.enemies) + ENEMY_EXCLUSION + EPS,
             0,
@@ -303,27 +491,39 @@ impl Occupancy {
         self.taken.insert(p);
     }
 
-    /// [`legal`], asking only the bases near `p`.
+    /// The rule, asking only the bases near `p`.
     fn legal(&self, field: &Battlefield, p: Point, r: f64) -> bool {
+        let placed = self.taken_tests.0.len() - 1;
         field.admits(p, r)
             && !self.taken.any_near(p, self.taken_reach, |i, q| {
-                let rq = self.radii.get(i as usize).copied().unwrap_or(r);
-                overlaps(p, r, q, rq)
+                let kind = self.kinds.get(i as usize).map_or(placed, |&k| k as usize);
+                self.taken_tests.0[kind].1.between(p, q)
             })
             && !self.enemies.any_near(p, self.enemies_reach, |i, e| {
-                within(p, r, e, self.enemy_radii[i as usize], ENEMY_EXCLUSION)
+                self.enemy_tests.0[self.enemy_kinds[i as usize] as usize]
+                    .1
+                    .between(p, e)
             })
     }
 }
 
+/// A search's buffers.
+#[derive(Default)]
+struct Scratch {
+    occupancy: Occupancy,
+    nearby: Nearby,
+    offsets: Offsets,
+}
+
 thread_local! {
     /// Per thread, so a trial's placements allocate only while warming up.
-    static SCRATCH: std::cell::RefCell<Occupancy> = std::cell::RefCell::default();
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::{overlaps, within};
 
     fn corridor(length: f64) -> Battlefield {
         Battlefield {
@@ -398,6 +598,21 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The placement rule as stated: on the table, outside terrain, overlapping no base and
+    /// no model placed so far, and more than 1" from every enemy.
+    fn legal(around: &Surroundings<'_>, placed: &[Point], p: Point, r: f64) -> bool {
+        around.field.admits(p, r)
+            && !around
+                .bases
+                .iter()
+                .any(|b| overlaps(p, r, b.centre, b.radius))
+            && !placed.iter().any(|&q| overlaps(p, r, q, r))
+            && !around
+                .enemies
+                .iter()
+                .any(|e| within(p, r, e.centre, e.radius, ENEMY_EXCLUSION))
     }
 
     /// The search as first written, one candidate at a time against every base: the oracle.

@@ -4,7 +4,8 @@
 
 use super::plan::Plan;
 use super::world::{Model, World};
-use crate::geometry::{overlaps, Point};
+use crate::geometry::spatial::bounds;
+use crate::geometry::{Point, Reach};
 use crate::scenario::Heading;
 
 /// Steps tried from the full move down to nothing when the full move is not allowed.
@@ -73,22 +74,39 @@ fn nearest_enemy(plan: &Plan, models: &[Vec<Model>], unit: usize) -> Option<Poin
     best.map(|(_, p)| p)
 }
 
+/// Whether every model of `unit`, moved by (`dx`, `dy`), stands on the table, outside
+/// terrain and overlapping no model of another unit. A unit whose box is clear of the moved
+/// unit's box (the boxes decide it, exactly: [`Reach::decide_boxes`]) is not looked at model
+/// by model.
 fn allowed(plan: &Plan, models: &[Vec<Model>], unit: usize, dx: f64, dy: f64) -> bool {
     let u = &plan.scenario().units[unit];
     let field = &plan.scenario().battlefield;
-    models[unit].iter().all(|m| {
-        let p = Point::new(m.centre.x + dx, m.centre.y + dy);
-        field.admits(p, u.radius())
-            && plan
-                .scenario()
-                .units
-                .iter()
-                .enumerate()
-                .filter(|&(i, _)| i != unit)
-                .all(|(i, o)| {
-                    models[i]
-                        .iter()
-                        .all(|q| !overlaps(p, u.radius(), q.centre, o.radius()))
-                })
-    })
+    let moved = |m: &Model| Point::new(m.centre.x + dx, m.centre.y + dy);
+    if !models[unit]
+        .iter()
+        .all(|m| field.admits(moved(m), u.radius()))
+    {
+        return false;
+    }
+    let Some(mine) = bounds(models[unit].iter().map(moved)) else {
+        return true;
+    };
+    plan.scenario()
+        .units
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != unit)
+        .all(|(i, o)| {
+            let overlap = Reach::overlapping(u.radius(), o.radius());
+            let Some(theirs) = bounds(models[i].iter().map(|q| q.centre)) else {
+                return true;
+            };
+            match overlap.decide_boxes(mine, theirs) {
+                Some(any) => !any,
+                None => models[unit].iter().all(|m| {
+                    let p = moved(m);
+                    models[i].iter().all(|q| !overlap.between(p, q.centre))
+                }),
+            }
+        })
 }

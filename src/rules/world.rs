@@ -14,7 +14,8 @@ mod state_key;
 
 use super::placement::Base;
 use super::plan::Plan;
-use crate::geometry::{any_within, closest, Point};
+use crate::geometry::spatial::bounds;
+use crate::geometry::{any_within, boxes_decide_within, closest, Point, EPS};
 use crate::metrics::UnitMetrics;
 
 /// Restrictions a command applies to its unit, as bits.
@@ -93,6 +94,10 @@ pub struct World {
     layouts: Vec<Layout>,
     /// Each unit's models; unit i's are valid only when `layouts[i]` is `Materialized`.
     models: Vec<Vec<Model>>,
+    /// Each listed unit's box around its models' centres (`None`: it has none), known when
+    /// `boxed[i]`: worked out on first need after the models were listed or changed.
+    boxes: Vec<Option<(Point, Point)>>,
+    boxed: Vec<bool>,
     /// Reused buffers for geometry queries, so the slow path allocates only while warming up.
     pub(crate) bases: Vec<Base>,
     pub(crate) enemies: Vec<Base>,
@@ -125,6 +130,8 @@ impl World {
                 .iter()
                 .map(|u| Vec::with_capacity(u.size as usize))
                 .collect(),
+            boxes: vec![None; units.len()],
+            boxed: vec![false; units.len()],
             bases: Vec::new(),
             enemies: Vec::new(),
             anchors: Vec::new(),
@@ -145,6 +152,7 @@ impl World {
             state.defending = false;
         }
         self.layouts.fill(Layout::Initial);
+        self.boxed.fill(false);
         self.pristine = true;
         self.round = round;
     }
@@ -176,6 +184,16 @@ impl World {
     pub fn models_mut(&mut self, plan: &Plan) -> &mut [Vec<Model>] {
         self.materialize(plan);
         self.pristine = false;
+        self.boxed.fill(false);
+        &mut self.models
+    }
+
+    /// Every unit's models, to damage or remove only, never to add or move: the trial is no
+    /// longer pristine, and each unit's box, still holding its models, is kept (a box larger
+    /// than its models decides no differently, see [`boxes_decide_within`]).
+    pub(crate) fn models_losing(&mut self, plan: &Plan) -> &mut [Vec<Model>] {
+        self.materialize(plan);
+        self.pristine = false;
         &mut self.models
     }
 
@@ -185,6 +203,7 @@ impl World {
     pub(crate) fn rallied_from_start(&mut self, unit: usize, first: u32, second: u32) {
         debug_assert!(self.pristine);
         self.layouts[unit] = Layout::Rallied { first, second };
+        self.boxed[unit] = false;
         self.pristine = false;
     }
 
@@ -210,6 +229,7 @@ impl World {
             }
             debug_assert_eq!(models.len(), self.units[i].alive as usize);
             *layout = Layout::Materialized;
+            self.boxed[i] = false;
         }
     }
 
@@ -230,23 +250,68 @@ impl World {
         )
     }
 
+    /// Whether the closest models of units `a` and `b` are within `reach` of each other,
+    /// edge to edge: `unit_distance(a, b) <= reach + EPS`, the same answer, from the units'
+    /// boxes alone whenever they decide it (see [`boxes_decide_within`]). Lists the models as
+    /// [`World::unit_distance`] does.
+    pub fn units_within(&mut self, plan: &Plan, a: usize, b: usize, reach: f64) -> bool {
+        if self.pristine && plan.fast_paths() {
+            return plan.starting_distance(a, b) <= reach + EPS;
+        }
+        self.materialize(plan);
+        let (ua, ub) = (&plan.scenario().units[a], &plan.scenario().units[b]);
+        let (Some(box_a), Some(box_b)) = (self.unit_box(a), self.unit_box(b)) else {
+            return false;
+        };
+        if let Some(answer) = boxes_decide_within(box_a, ua.radius(), box_b, ub.radius(), reach) {
+            return answer;
+        }
+        self.unit_distance(plan, a, b) <= reach + EPS
+    }
+
     /// Whether a model of `unit` is within `inches` of an enemy model, edge to edge: Rally's
-    /// 1" rule and the `enemy_within(D)` condition alike.
+    /// 1" rule and the `enemy_within(D)` condition alike. Each enemy unit is first asked of
+    /// the units' boxes, and searched model by model only when they do not decide.
     pub fn enemy_within(&mut self, plan: &Plan, unit: usize, inches: f64) -> bool {
         let units = &plan.scenario().units;
         let me = &units[unit];
-        let models = self.models(plan);
-        let mine = models[unit].iter().map(|m| m.centre);
-        units.iter().zip(models).any(|(other, theirs)| {
-            other.side != me.side
-                && any_within(
-                    mine.clone(),
-                    me.radius(),
-                    theirs.iter().map(|e| e.centre),
-                    other.radius(),
-                    inches,
-                )
+        self.materialize(plan);
+        let Some(my_box) = self.unit_box(unit) else {
+            return false;
+        };
+        (0..units.len()).any(|e| {
+            let other = &units[e];
+            if other.side == me.side {
+                return false;
+            }
+            let Some(their_box) = self.unit_box(e) else {
+                return false;
+            };
+            boxes_decide_within(my_box, me.radius(), their_box, other.radius(), inches)
+                .unwrap_or_else(|| {
+                    any_within(
+                        self.models[unit].iter().map(|m| m.centre),
+                        me.radius(),
+                        self.models[e].iter().map(|m| m.centre),
+                        other.radius(),
+                        inches,
+                    )
+                })
         })
+    }
+
+    /// A box around `unit`'s models, which must be listed (`None` when it has none: a box
+    /// kept from before the last model fell must not answer for an empty unit).
+    fn unit_box(&mut self, unit: usize) -> Option<(Point, Point)> {
+        debug_assert_eq!(self.layouts[unit], Layout::Materialized);
+        if self.models[unit].is_empty() {
+            return None;
+        }
+        if !self.boxed[unit] {
+            self.boxes[unit] = bounds(self.models[unit].iter().map(|m| m.centre));
+            self.boxed[unit] = true;
+        }
+        self.boxes[unit]
     }
 
     /// Fills the reusable buffers for placement around `unit`: `bases` (every model),
@@ -306,5 +371,123 @@ command = "rally"
         assert!(world.pristine());
         // Listed again from the scenario, undamaged.
         assert!(world.models(&plan)[0].iter().all(|m| m.hp == 1));
+    }
+
+    /// Units of 0 to 8 models on a half-inch lattice, close enough that the closest pair is
+    /// often exactly the reach apart: the answers through the units' boxes against every pair.
+    #[test]
+    fn unit_boxes_answer_as_every_pair_of_models_does() {
+        use crate::geometry::{closest_by_scan, within, EPS};
+        use rand::{Rng, SeedableRng};
+        let text = r#"
+[scenario]
+name = "w"
+[battlefield]
+width = 48.0
+height = 48.0
+[[unit]]
+id = "a"
+side = "blue"
+size = 8
+resolve = "d6>=4"
+formation = { kind = "line", x = 2.0, y = 2.0, spacing = 2.0 }
+[[unit]]
+id = "b"
+side = "red"
+size = 8
+base = 1.5
+formation = { kind = "line", x = 2.0, y = 10.0, spacing = 2.0 }
+[[unit]]
+id = "c"
+side = "red"
+size = 8
+base = 2.0
+formation = { kind = "line", x = 2.0, y = 20.0, spacing = 3.0 }
+[[step]]
+unit = "a"
+command = "rally"
+"#;
+        let set = scenario::parse(text, "w.toml", &[]).unwrap();
+        let plan = Plan::compile(set.variants[0].scenario());
+        let units = &plan.scenario().units;
+        let mut world = World::new(&plan);
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(163);
+        let (mut yes, mut no, mut exact) = (0, 0, 0);
+        for round in 0..3_000 {
+            world.reset(&plan, 1);
+            let spread = [2.0, 6.0, 16.0][round % 3];
+            for (u, models) in world.models_mut(&plan).iter_mut().enumerate() {
+                let keep = (rng.next_u64() % 9) as usize;
+                models.truncate(keep);
+                for m in models.iter_mut() {
+                    let mut c =
+                        |o: f64| o + (rng.next_u64() % (spread as u64 * 2 + 1)) as f64 * 0.5;
+                    m.centre = Point::new(c(10.0), c(10.0 + 3.0 * u as f64));
+                }
+            }
+            // Then again after models are lost, the boxes kept from before (larger than the
+            // models left).
+            for lost in [false, true] {
+                if lost {
+                    for (u, models) in world.models_losing(&plan).iter_mut().enumerate() {
+                        // Unit `b` loses every model every third round.
+                        let gone = if u == 1 && round % 3 == 0 {
+                            models.len()
+                        } else {
+                            models.len() / 2
+                        };
+                        models.drain(..gone);
+                    }
+                }
+                let models: Vec<Vec<Point>> = world
+                    .models(&plan)
+                    .iter()
+                    .map(|ms| ms.iter().map(|m| m.centre).collect())
+                    .collect();
+                for reach in [0.0, 0.5, 1.0, 2.0, 3.5, 6.0] {
+                    for (a, b) in [(0, 1), (1, 0), (0, 2), (1, 2)] {
+                        let (ra, rb) = (units[a].radius(), units[b].radius());
+                        let d = closest_by_scan(
+                            models[a].iter().copied(),
+                            ra,
+                            models[b].iter().copied(),
+                            rb,
+                        );
+                        let stated = d <= reach + EPS;
+                        assert_eq!(
+                            world.units_within(&plan, a, b, reach),
+                            stated,
+                            "round {round}"
+                        );
+                        exact += usize::from(d == reach);
+                        if stated {
+                            yes += 1
+                        } else {
+                            no += 1
+                        }
+                    }
+                    for unit in 0..3 {
+                        let me = &units[unit];
+                        let stated = (0..3).any(|e| {
+                            units[e].side != me.side
+                                && models[unit].iter().any(|&p| {
+                                    models[e].iter().any(|&q| {
+                                        within(p, me.radius(), q, units[e].radius(), reach)
+                                    })
+                                })
+                        });
+                        assert_eq!(
+                            world.enemy_within(&plan, unit, reach),
+                            stated,
+                            "round {round}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            yes > 5_000 && no > 5_000 && exact > 100,
+            "{yes} {no} {exact}"
+        );
     }
 }

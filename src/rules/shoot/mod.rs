@@ -44,10 +44,12 @@ pub fn aim(
 
 /// The enemy unit a target rule picks among those `shooter` can shoot now: the nearest, or
 /// the one with the fewest (`Weakest`) or most (`Strongest`) models on the table, ties to
-/// the nearest, then to the first in file order.
+/// the nearest, then to the first in file order. A distance is measured only when two units
+/// tie on the rank, so a lone legal target costs none.
 fn pick(plan: &Plan, world: &mut World, shooter: usize, rule: Target) -> Option<usize> {
     let side = &plan.scenario().units[shooter].side;
-    let mut best: Option<(u32, f64, usize)> = None;
+    // The best so far: its rank, its distance once measured, and its index.
+    let mut best: Option<(u32, Option<f64>, usize)> = None;
     for (i, u) in plan.scenario().units.iter().enumerate() {
         if &u.side == side || !target_legal(plan, world, shooter, i) {
             continue;
@@ -58,11 +60,19 @@ fn pick(plan: &Plan, world: &mut World, shooter: usize, rule: Target) -> Option<
             Target::Strongest => u32::MAX - alive,
             Target::Nearest | Target::Unit(_) => 0,
         };
-        let d = world.unit_distance(plan, shooter, i);
-        let better = best.is_none_or(|(r, b, _)| rank < r || (rank == r && d < b - EPS));
-        if better {
-            best = Some((rank, d, i));
-        }
+        best = match best {
+            Some((r, b, j)) if rank == r => {
+                let b = b.unwrap_or_else(|| world.unit_distance(plan, shooter, j));
+                let d = world.unit_distance(plan, shooter, i);
+                Some(if d < b - EPS {
+                    (rank, Some(d), i)
+                } else {
+                    (r, Some(b), j)
+                })
+            }
+            Some((r, b, j)) if rank > r => Some((r, b, j)),
+            _ => Some((rank, None, i)),
+        };
     }
     best.map(|(_, _, i)| i)
 }
@@ -77,7 +87,7 @@ pub fn in_range(plan: &Plan, world: &mut World, unit: usize, other: usize) -> bo
     let Some(prepared) = plan.shoot(unit) else {
         return false;
     };
-    world.unit_distance(plan, unit, other) <= prepared.range + EPS
+    world.units_within(plan, unit, other, prepared.range)
 }
 
 /// With `options.masters.retarget`: the nearest enemy unit that can be shot (ties: the first

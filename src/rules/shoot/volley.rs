@@ -4,7 +4,8 @@
 //! Stated per wound, that rule measures every target model against every shooter model each
 //! time. But the shooter does not move during its volley and the target only loses models,
 //! so each model's distance is worked out once (through a k-d tree over the shooter), the
-//! undamaged models wait in a heap by (distance, place in order), and the dead leave the
+//! undamaged models wait by (distance, place in order), sorted when few, else in a heap, and
+//! the dead leave the
 //! target's list in one pass when the volley ends: a volley costs about one pass over the
 //! target plus a logarithm per wound, and picks the very models the per-wound rule picks.
 
@@ -24,18 +25,30 @@ pub(super) struct Volley {
     /// Whether `waiting` holds the undamaged models.
     ranked: bool,
     /// Undamaged models not yet wounded, nearest first: (the bits of the squared distance,
-    /// which order non-negative floats as the floats do, then the place in order).
-    waiting: BinaryHeap<Reverse<(u64, u32)>>,
+    /// which order non-negative floats as the floats do, then the place in order). A few are
+    /// sorted, nearest last, and taken from the end; many go in `heap`. The keys differ (by
+    /// place), so both give them up in the same order.
+    waiting: Vec<Reverse<(u64, u32)>>,
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
     /// Places in order of the damaged models still alive, ascending.
     damaged: Vec<u32>,
     /// Models killed, still in the target's list (with no HP) until [`Volley::finish`].
     killed: usize,
 }
 
+/// Up to this many shooting models, each target model is measured against every one of them
+/// (the tree's answer, bit for bit: the smallest of the same squared distances), which beats
+/// building the tree.
+const SCAN: usize = 16;
+
+/// Up to this many undamaged models wait sorted rather than in a heap.
+const SORTED: usize = 32;
+
 #[derive(Default)]
 struct Scratch {
     nearest: Nearest,
     waiting: Vec<Reverse<(u64, u32)>>,
+    heap: Vec<Reverse<(u64, u32)>>,
     damaged: Vec<u32>,
 }
 
@@ -46,18 +59,21 @@ thread_local! {
 
 impl Volley {
     pub(super) fn new(shooter: usize, target: usize) -> Volley {
-        let (waiting, damaged) = SCRATCH.with_borrow_mut(|s| {
+        let (waiting, mut heap, damaged) = SCRATCH.with_borrow_mut(|s| {
             (
                 std::mem::take(&mut s.waiting),
+                std::mem::take(&mut s.heap),
                 std::mem::take(&mut s.damaged),
             )
         });
+        heap.clear();
         Volley {
             shooter,
             target,
             started: false,
             ranked: false,
-            waiting: BinaryHeap::from(waiting),
+            waiting,
+            heap: BinaryHeap::from(heap),
             damaged,
             killed: 0,
         }
@@ -70,7 +86,7 @@ impl Volley {
         let full = plan.scenario().units[target].hp;
         let mut remaining = damage;
         while remaining > 0 {
-            let models = world.models_mut(plan);
+            let models = world.models_losing(plan);
             if !self.started {
                 self.started = true;
                 self.damaged.clear();
@@ -124,25 +140,42 @@ impl Volley {
         }
         if !self.ranked {
             self.ranked = true;
-            let mut waiting = std::mem::take(&mut self.waiting).into_vec();
+            let waiting = &mut self.waiting;
             waiting.clear();
-            SCRATCH.with_borrow_mut(|s| {
-                s.nearest.rebuild(models[shooter].iter().map(|m| m.centre));
-                waiting.extend(
-                    models[target]
+            let shooters = &models[shooter];
+            let undamaged = models[target]
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.hp == full);
+            if shooters.len() <= SCAN {
+                waiting.extend(undamaged.map(|(i, m)| {
+                    let d = shooters
                         .iter()
-                        .enumerate()
-                        .filter(|(_, m)| m.hp == full)
-                        .map(|(i, m)| {
-                            let d = s.nearest.distance_squared(m.centre);
-                            Reverse((d.to_bits(), i as u32))
-                        }),
-                );
-            });
-            self.waiting = BinaryHeap::from(waiting);
+                        .map(|s| m.centre.distance_squared(s.centre))
+                        .fold(f64::INFINITY, f64::min);
+                    Reverse((d.to_bits(), i as u32))
+                }));
+            } else {
+                SCRATCH.with_borrow_mut(|s| {
+                    s.nearest.rebuild(shooters.iter().map(|m| m.centre));
+                    waiting.extend(undamaged.map(|(i, m)| {
+                        let d = s.nearest.distance_squared(m.centre);
+                        Reverse((d.to_bits(), i as u32))
+                    }));
+                });
+            }
+            if waiting.len() <= SORTED {
+                // Ascending in `Reverse`: the nearest last.
+                waiting.sort_unstable();
+            } else {
+                let mut heap = std::mem::take(&mut self.heap).into_vec();
+                heap.clear();
+                heap.append(waiting);
+                self.heap = BinaryHeap::from(heap);
+            }
         }
         // Models wounded since they were ranked are dead (no damaged one is left).
-        while let Some(Reverse((_, i))) = self.waiting.pop() {
+        while let Some(Reverse((_, i))) = self.waiting.pop().or_else(|| self.heap.pop()) {
             if models[target][i as usize].hp == full {
                 return Some(i);
             }
@@ -153,11 +186,12 @@ impl Volley {
     /// Takes the dead out of the target's list, keeping the order of the living.
     pub(super) fn finish(self, plan: &Plan, world: &mut World) {
         if self.killed > 0 {
-            world.models_mut(plan)[self.target].retain(|m| m.hp > 0);
+            world.models_losing(plan)[self.target].retain(|m| m.hp > 0);
         }
-        let (waiting, damaged) = (self.waiting.into_vec(), self.damaged);
+        let (waiting, heap, damaged) = (self.waiting, self.heap.into_vec(), self.damaged);
         SCRATCH.with_borrow_mut(|s| {
             s.waiting = waiting;
+            s.heap = heap;
             s.damaged = damaged;
         });
     }
