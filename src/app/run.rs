@@ -2,7 +2,7 @@
 //! write its tables (or a shard's partial results), and `--validate` against the exact engine.
 
 use super::*;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
