@@ -46,7 +46,10 @@ fn main() {
             }
             Err(e) => report(&e),
         },
-        CommandLine::Advise(args) => match app::advise(&args.into_options()) {
+        CommandLine::Advise(args) => match {
+            let (opts, rollouts) = args.into_options();
+            app::advise(&opts, rollouts)
+        } {
             Ok(advised) => {
                 for line in &advised.summary {
                     println!("{line}");

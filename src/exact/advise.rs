@@ -18,7 +18,7 @@
 use super::commands::{Ctx, Followed};
 use super::engagement::{alive_in, applicable, end_values, moment, start_round, Why};
 use super::state::{add, Dist, State, UnitState};
-use super::MAX_STATES;
+use super::limit;
 use crate::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use crate::rules::engagement::schedule::{Next, Stage, Turns};
 use crate::rules::engagement::{Moment, Policy, Schedule};
@@ -295,11 +295,8 @@ fn explore(
         };
         explorer.record(id, expanded);
         let states = explorer.explored.graph.states();
-        if states > MAX_STATES {
-            let why = Why::from(format!(
-                "the backward induction holds {states} distinct states, over the limit of \
-                 {MAX_STATES}"
-            ));
+        if states > limit::max_states() {
+            let why = Why::from(limit::over("the backward induction", states));
             return Err(Failed { why, states });
         }
     }
@@ -658,7 +655,7 @@ fn best(values: &[Vec<f64>], side: usize) -> usize {
 /// A state as text: per unit `<id> <alive>/<size>`, then what is not at its start (`lost`,
 /// `restored`, `damage`, the `wound` on its damaged model, `restricted` commands, `token`),
 /// units joined by `; `.
-fn state_text(ctx: &Ctx<'_>, s: &State) -> String {
+pub(super) fn state_text(ctx: &Ctx<'_>, s: &State) -> String {
     let units = &ctx.plan.scenario().units;
     s.iter()
         .zip(units)

@@ -14,7 +14,7 @@
 
 use super::commands::{Ctx, Followed, Refused};
 use super::state::{add, Dist, State, UnitState, DEFEND, RUN, SHOOT};
-use super::MAX_STATES;
+use super::limit;
 use crate::condition::Situation;
 use crate::metrics::{EngagementMetrics, SideMetrics};
 use crate::rules::engagement::schedule::{Next, Stage, Turns};
@@ -232,10 +232,10 @@ impl Programme<'_, '_, '_> {
         self.within_limit()
     }
 
-    /// Refuses a programme over [`MAX_STATES`] configurations, saying what keeps them apart.
+    /// Refuses a programme over the state limit ([`limit`]), saying what keeps them apart.
     fn within_limit(&self) -> Result<(), Why> {
         let held = self.work.len() + self.ended.len();
-        if held <= MAX_STATES {
+        if held <= limit::max_states() {
             return Ok(());
         }
         let states = self
@@ -244,8 +244,8 @@ impl Programme<'_, '_, '_> {
             .map(|c| &c.state)
             .chain(self.ended.keys().map(|e| &e.0));
         Err(format!(
-            "the dynamic programme holds {held} distinct configurations, over the limit of \
-             {MAX_STATES}; {}",
+            "{}; {}",
+            limit::over("the dynamic programme", held),
             super::state::breakdown_of_configurations(states)
         )
         .into())

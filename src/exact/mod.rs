@@ -20,14 +20,15 @@
 //! by backward induction over the same states (`advise`), and `engagement` follows it.
 //!
 //! It refuses, naming the step (or the unit and order) and why, whatever it cannot follow
-//! exactly: Run, card games, and state spaces over [`MAX_STATES`] (saying how many states it
-//! found).
+//! exactly: Run, card games, and state spaces over the limit of [`limit`] (saying how many states
+//! it found and the memory they take).
 
 mod advise;
 mod binomial;
 mod commands;
 mod engagement;
 mod layouts;
+pub mod limit;
 mod state;
 pub mod validate;
 
@@ -42,10 +43,6 @@ use std::collections::BTreeMap;
 
 pub use advise::{Advice, Decision, OptionValue};
 pub use binomial::pmf as binomial_pmf;
-
-/// The most distinct states a programme may hold after any step (in an engagement, after
-/// any activation: those still to play and those ended).
-pub const MAX_STATES: usize = 250_000;
 
 /// Why a scenario has no exact distribution. What the user can do instead depends on the
 /// command that asked (`exact`, `advise`, `run` with `best` orders, `run --validate`), so the
@@ -132,11 +129,10 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
             })
             .map_err(refuse)?;
         }
-        if next.len() > MAX_STATES {
+        if next.len() > limit::max_states() {
             return Err(refuse(format!(
-                "after it the dynamic programme holds {} distinct states, over the limit of \
-                 {MAX_STATES}; {}",
-                next.len(),
+                "after it, {}; {}",
+                limit::over("the dynamic programme", next.len()),
                 state::breakdown(next.keys())
             )));
         }
@@ -240,10 +236,23 @@ pub fn advice(plan: &Plan, e: &Engagement, at: &str) -> Result<Advice, Refusal> 
         let more = format!(
             " (`best` is decided only where the exact engine follows every option; the \
              backward induction had reached {} states)",
-            failed.states
+            crate::format::thousands(failed.states as u64)
         );
         Refusal::Advice(Box::new(refusal(plan, e, at, failed.why, &more)))
     })
+}
+
+/// The state a scenario's file describes, as advice.csv writes states: every unit at its
+/// start.
+pub fn start_text(plan: &Plan) -> String {
+    let ctx = Ctx::new(plan);
+    let start: State = plan
+        .scenario()
+        .units
+        .iter()
+        .map(|u| UnitState::starting(u.alive()))
+        .collect();
+    advise::state_text(&ctx, &start)
 }
 
 /// A unit's metrics in a final state.

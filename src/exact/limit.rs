@@ -1,0 +1,137 @@
+//! How many states the exact engine may hold, and what they cost: the one place that knows
+//! the bytes a state takes, the share of memory the default may use, and the limit in force.
+//!
+//! The limit is the process's: a command sets it once from `--max-states` ([`set`]) before it
+//! asks the exact engine anything; unset, it is [`default_limit`]. A cost model that wants to
+//! know in advance what a programme of `n` states needs asks [`bytes_for`].
+
+use crate::format::{count_si, thousands};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The most bytes one state of the backward induction takes, its share of the graph kept
+/// for the values (edges, branches, the decision it holds) and of the tables that merge equal
+/// states, with room to spare: the bench `exact/advise_bytes` measures the peak heap over the
+/// states visited (about 130 on its engagement of four units; more units, longer keys).
+pub const STATE_BYTES: u64 = 256;
+
+/// The share of the memory available that the default limit fills: a half, so that the
+/// rest of the machine, and the tables written after, keep room.
+pub const MEMORY_SHARE: f64 = 0.5;
+
+/// The default is never below this, however little memory the machine reports.
+pub const MIN_DEFAULT: usize = 4_000_000;
+
+/// The limit set by `--max-states`; 0: none given, the default applies.
+static LIMIT: AtomicUsize = AtomicUsize::new(0);
+
+/// The bytes a state takes, as the limit counts them.
+pub fn state_bytes() -> u64 {
+    STATE_BYTES
+}
+
+/// The bytes `states` states need.
+pub fn bytes_for(states: usize) -> u64 {
+    (states as u64).saturating_mul(STATE_BYTES)
+}
+
+/// The memory available to a new allocation, in bytes (`MemAvailable` of `/proc/meminfo`);
+/// `None` where the system does not say.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
+/// What [`MEMORY_SHARE`] of `available` bytes holds, never below [`MIN_DEFAULT`].
+pub fn default_for(available: Option<u64>) -> usize {
+    let fits = available.map_or(0, |a| (a as f64 * MEMORY_SHARE) as u64 / STATE_BYTES);
+    usize::try_from(fits).unwrap_or(usize::MAX).max(MIN_DEFAULT)
+}
+
+/// The limit when `--max-states` is not given: [`default_for`] the memory available now.
+pub fn default_limit() -> usize {
+    default_for(available_memory())
+}
+
+/// Sets the limit from `--max-states` (`None`: the default). Refuses 0, and a limit whose
+/// states would need more memory than is available, before anything is allocated.
+pub fn set(max_states: Option<u64>) -> Result<(), String> {
+    let Some(n) = max_states else {
+        LIMIT.store(0, Ordering::Relaxed);
+        return Ok(());
+    };
+    let n = check(n, available_memory())?;
+    LIMIT.store(n, Ordering::Relaxed);
+    Ok(())
+}
+
+/// `--max-states n` against `available` bytes of memory: the limit, or why not.
+pub fn check(n: u64, available: Option<u64>) -> Result<usize, String> {
+    if n == 0 {
+        return Err("--max-states 0: the exact engine needs at least 1 state; give a \
+                    positive count, or leave the flag out for the default"
+            .into());
+    }
+    let states = usize::try_from(n).unwrap_or(usize::MAX);
+    if let Some(available) = available {
+        if bytes_for(states) > available {
+            return Err(format!(
+                "--max-states {}: {} states would need about {}B of memory ({STATE_BYTES} \
+                 bytes a state), more than the {}B available; give at most {}",
+                thousands(n),
+                thousands(n),
+                count_si(bytes_for(states) as f64),
+                count_si(available as f64),
+                thousands(available / STATE_BYTES)
+            ));
+        }
+    }
+    Ok(states)
+}
+
+/// The limit in force.
+pub fn max_states() -> usize {
+    match LIMIT.load(Ordering::Relaxed) {
+        0 => default_limit(),
+        n => n,
+    }
+}
+
+/// A refusal's words for `what` (e.g. "the backward induction") having reached `held`
+/// states over the limit: the states, the memory they need, the flag.
+pub fn over(what: &str, held: usize) -> String {
+    format!(
+        "{what} reached {} distinct states, over the limit of {} (`--max-states`, by default \
+         what half the memory available holds); those states alone need about {}B ({STATE_BYTES} \
+         bytes a state) and the programme needs more: raise the limit with --max-states N where \
+         the memory allows",
+        thousands(held as u64),
+        thousands(max_states() as u64),
+        count_si(bytes_for(held) as f64),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_fills_half_the_memory_and_never_less_than_four_million() {
+        // 16 GiB available: half is 8 GiB, at 256 bytes a state 2^33 / 2^8 = 2^25.
+        assert_eq!(default_for(Some(16 << 30)), 1 << 25);
+        assert_eq!(default_for(Some(1 << 30)), MIN_DEFAULT);
+        assert_eq!(default_for(None), MIN_DEFAULT);
+    }
+
+    #[test]
+    fn a_limit_is_refused_at_zero_and_above_the_memory_available() {
+        assert!(check(0, Some(1 << 40)).unwrap_err().contains("--max-states 0"));
+        // 1 GiB holds 2^30 / 256 = 4,194,304 states.
+        assert_eq!(check(4_194_304, Some(1 << 30)), Ok(4_194_304));
+        let e = check(4_194_305, Some(1 << 30)).unwrap_err();
+        assert!(e.contains("give at most 4,194,304"), "{e}");
+        assert!(e.contains("1.07 GB available"), "{e}");
+        assert_eq!(check(5, None), Ok(5));
+    }
+}
