@@ -27,6 +27,7 @@ mod advise;
 mod binomial;
 mod commands;
 mod engagement;
+mod interner;
 mod layouts;
 pub mod limit;
 mod state;
