@@ -38,7 +38,7 @@ fn pmf(n: u32, p: f64) -> Vec<f64> {
 
 /// The wardens (6 of 10 models, Resolve 5+, one shot each hitting on 4+) act first: Rally or
 /// Shoot the raiders (6 models, one shot each hitting on 3+), who then shoot back once.
-fn volley(among: &str, objective: &str) -> String {
+pub(crate) fn volley(among: &str, objective: &str) -> String {
     volley_hitting(among, objective, "d6>=4")
 }
 
@@ -81,7 +81,7 @@ orders = [{{ command = "shoot", target = "nearest" }}]
 /// for all), then the raiders' volley kills K ~ Bin(6, 2/3); Shoot kills L ~ Bin(6, 1/2)
 /// raiders, and the 6 - L left kill K ~ Bin(6 - L, 2/3) (none when L = 6: the engagement is
 /// over).
-fn volley_by_hand() -> (f64, f64) {
+pub(crate) fn volley_by_hand() -> (f64, f64) {
     let volley = pmf(6, 2.0 / 3.0);
     let mut rally = 0.0;
     for (r, pr) in pmf(4, 1.0 / 3.0).into_iter().enumerate() {
@@ -351,7 +351,7 @@ fn ties_go_to_the_first_option_listed() {
 
 // ---- the command line ----
 
-fn rollcall(args: &[&str]) -> Output {
+pub(crate) fn rollcall(args: &[&str]) -> Output {
     Process::new(env!("CARGO_BIN_EXE_rollcall"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(args)
@@ -359,7 +359,7 @@ fn rollcall(args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> String {
+pub(crate) fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path.display().to_string()

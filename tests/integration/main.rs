@@ -29,6 +29,7 @@ mod profiles;
 mod rally;
 mod report;
 mod resilience;
+mod rollouts;
 mod shards;
 mod state_graph;
 mod sweeps;

@@ -9,7 +9,7 @@ use crate::output::AdviceRow;
 use crate::rules::engagement::rollout::Rollouts;
 use crate::rules::Plan;
 use crate::scenario::{Command, Engagement, Game, Given};
-use crate::stats::Summary;
+use crate::stats::{t_critical_95, Summary};
 
 /// 95% two-sided normal quantile, for the rollouts a difference needs (a planning figure,
 /// where Student's t of an unknown count has no place).
@@ -38,13 +38,20 @@ impl UnitRollouts {
     }
 
     /// About how many rollouts would settle it at the difference and paired variance seen:
-    /// n with 1.96 sd / sqrt(n) below the difference; `None` when no difference was seen.
+    /// the fewest n, more than were played, whose 95% interval (Student's t, as the tables
+    /// give it) is narrower than the difference; `None` when no difference was seen.
     pub fn needed(&self) -> Option<u64> {
         let d = self.difference.as_ref()?;
         if d.mean <= 0.0 {
             return None;
         }
-        Some(((Z95 * d.std_dev / d.mean).powi(2)).ceil().max(2.0) as u64)
+        let wide = |n: u64| t_critical_95(n - 1) * d.std_dev / (n as f64).sqrt() >= d.mean;
+        // The normal approximation first, then up by sixteenths until Student's t agrees.
+        let mut n = ((Z95 * d.std_dev / d.mean).powi(2).ceil() as u64).max(d.trials + 1);
+        while wide(n) {
+            n += n.div_ceil(16);
+        }
+        Some(n)
     }
 }
 
