@@ -156,7 +156,10 @@ fn advise(c: &mut Criterion) {
 /// States per second and bytes per state of a backward induction of about 750,000 states.
 fn advise_large(c: &mut Criterion) {
     let set = rollcall::scenario::load(
-        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/advise-long-duel.toml")),
+        std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../configs/advise-long-duel.toml"
+        )),
         &[],
     )
     .expect("the shipped config loads");
@@ -191,9 +194,12 @@ fn advise_large(c: &mut Criterion) {
         precision: None,
     };
     let won = e.metric_names(&plan.scenario().units);
-    let won = won.iter().position(|n| n == "blue.won").expect("a side metric");
-    let halberds = Rollouts::new(&plan, 0, vec![Command::Rally, Command::Shoot], won)
-        .expect("an engagement");
+    let won = won
+        .iter()
+        .position(|n| n == "blue.won")
+        .expect("a side metric");
+    let halberds =
+        Rollouts::new(&plan, 0, vec![Command::Rally, Command::Shoot], won).expect("an engagement");
     g.throughput(criterion::Throughput::Elements(TRIALS));
     g.bench_function("rollouts_duel_3_rounds", |b| {
         b.iter(|| black_box(engine::run(&halberds, &spec, &Monitor::default()).unwrap()))

@@ -216,9 +216,11 @@ fn trials(text: &str) -> Result<u64, String> {
 /// At least one state; whether memory holds them is checked when a command starts.
 fn max_states(text: &str) -> Result<u64, String> {
     match parse_count(text)? {
-        0 => Err("0 states: the exact engine needs at least 1; leave the flag out for the \
+        0 => Err(
+            "0 states: the exact engine needs at least 1; leave the flag out for the \
                   default (what half the memory available holds)"
-            .into()),
+                .into(),
+        ),
         n => Ok(n),
     }
 }

@@ -81,9 +81,10 @@ pub fn advise_plans(set: &ScenarioSet, compiled: &mut Compiled) -> Result<(), Er
 /// Whether some arm of some sweep point has an engagement with `best` orders.
 fn has_best(compiled: &Compiled) -> bool {
     compiled.battle_arms().is_some_and(|points| {
-        points.iter().flat_map(|plans| plans.iter()).any(|plan| {
-            matches!(&plan.scenario().game, Game::Engagement(e) if e.has_best())
-        })
+        points
+            .iter()
+            .flat_map(|plans| plans.iter())
+            .any(|plan| matches!(&plan.scenario().game, Game::Engagement(e) if e.has_best()))
     })
 }
 
@@ -196,7 +197,13 @@ fn by_rollouts(
             for scored in rollout::score(plan, n, threads)? {
                 let unit = &plan.scenario().units[scored.unit].id;
                 let objective = &e.objective[e.side_of[scored.unit]];
-                rows.extend(rollout::rows(&scored, &variant.params, &e.choice, unit, &state));
+                rows.extend(rollout::rows(
+                    &scored,
+                    &variant.params,
+                    &e.choice,
+                    unit,
+                    &state,
+                ));
                 summary.push(rollout::line(&scored, &at, unit, objective));
             }
         }

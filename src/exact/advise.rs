@@ -18,8 +18,8 @@
 use super::commands::{Ctx, Followed};
 use super::engagement::{alive_in, applicable, end_values, moment, start_round, Why};
 use super::interner::Interner;
-use super::state::{add, pack, unpack, Dist, State, UnitState, UNIT_WORDS};
 use super::limit;
+use super::state::{add, pack, unpack, Dist, State, UnitState, UNIT_WORDS};
 use crate::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use crate::rules::engagement::schedule::{Next, Stage, Turns};
 use crate::rules::engagement::{Moment, Policy, Schedule};
@@ -127,13 +127,17 @@ struct Flat {
 impl Flat {
     /// Node `p` (in expansion order)'s branches, as a range of [`Flat::branches`].
     fn branches_of(&self, p: usize) -> std::ops::Range<usize> {
-        let start = p.checked_sub(1).map_or(0, |q| self.nodes[q].branches_end as usize);
+        let start = p
+            .checked_sub(1)
+            .map_or(0, |q| self.nodes[q].branches_end as usize);
         start..self.nodes[p].branches_end as usize
     }
 
     /// Branch `b`'s edges, as a range of [`Flat::targets`].
     fn edges_of(&self, b: usize) -> std::ops::Range<usize> {
-        let start = b.checked_sub(1).map_or(0, |c| self.branches[c].edges_end as usize);
+        let start = b
+            .checked_sub(1)
+            .map_or(0, |c| self.branches[c].edges_end as usize);
         start..self.branches[b].edges_end as usize
     }
 
@@ -256,7 +260,10 @@ pub fn advise(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Advice, Failed> {
         .map(|(k, (d, options))| Decision {
             round: d.round,
             unit: d.unit as usize,
-            state: state_text(ctx, &unpack(&flat.decision_words[k * stride..][..units * UNIT_WORDS])),
+            state: state_text(
+                ctx,
+                &unpack(&flat.decision_words[k * stride..][..units * UNIT_WORDS]),
+            ),
             options,
         })
         .collect();
@@ -294,7 +301,10 @@ fn explore(
         round: 1,
         considered: 0,
         stage: Stage::Before,
-        state: units.iter().map(|u| UnitState::starting(u.alive())).collect(),
+        state: units
+            .iter()
+            .map(|u| UnitState::starting(u.alive()))
+            .collect(),
         counts: vec![0; schedule.sides()],
     };
     let graph = Graph::from_start(start, units.len(), schedule.sides());
@@ -428,12 +438,7 @@ impl Explorer<'_, '_, '_> {
     /// `at`'s activation from `state`: the order it takes, with a branch per
     /// option it can declare (a decision at a `best` order, whose index it returns), or the
     /// one way on without one.
-    fn activate(
-        &mut self,
-        at: Activation,
-        state: State,
-        counts: Vec<u32>,
-    ) -> Result<u32, Why> {
+    fn activate(&mut self, at: Activation, state: State, counts: Vec<u32>) -> Result<u32, Why> {
         let Activation { round, unit, .. } = at;
         let Some((order, declarable)) = applicable(self.ctx, self.e, &state, unit, round)? else {
             let to = self.link_next(round, at.turns, state, counts);
@@ -574,7 +579,12 @@ fn induce(
                 let side = e.side_of[unit];
                 let pick = best(&values, sides, side);
                 let listed = &flat.branches[branches.clone()];
-                advise_at(&mut advised, &at, listed[pick].option as usize, listed.len() > 1)?;
+                advise_at(
+                    &mut advised,
+                    &at,
+                    listed[pick].option as usize,
+                    listed.len() > 1,
+                )?;
                 options[k as usize] = listed
                     .iter()
                     .enumerate()

@@ -13,8 +13,8 @@
 //! into it has been merged.
 
 use super::commands::{Ctx, Followed, Refused};
-use super::state::{add, Dist, State, UnitState, DEFEND, RUN, SHOOT};
 use super::limit;
+use super::state::{add, Dist, State, UnitState, DEFEND, RUN, SHOOT};
 use crate::condition::Situation;
 use crate::metrics::{EngagementMetrics, SideMetrics};
 use crate::rules::engagement::schedule::{Next, Stage, Turns};

@@ -69,9 +69,11 @@ pub fn set(max_states: Option<u64>) -> Result<(), String> {
 /// `--max-states n` against `available` bytes of memory: the limit, or why not.
 pub fn check(n: u64, available: Option<u64>) -> Result<usize, String> {
     if n == 0 {
-        return Err("--max-states 0: the exact engine needs at least 1 state; give a \
+        return Err(
+            "--max-states 0: the exact engine needs at least 1 state; give a \
                     positive count, or leave the flag out for the default"
-            .into());
+                .into(),
+        );
     }
     let states = usize::try_from(n).unwrap_or(usize::MAX);
     if let Some(available) = available {
@@ -126,7 +128,9 @@ mod tests {
 
     #[test]
     fn a_limit_is_refused_at_zero_and_above_the_memory_available() {
-        assert!(check(0, Some(1 << 40)).unwrap_err().contains("--max-states 0"));
+        assert!(check(0, Some(1 << 40))
+            .unwrap_err()
+            .contains("--max-states 0"));
         // 1 GiB holds 2^30 / 256 = 4,194,304 states.
         assert_eq!(check(4_194_304, Some(1 << 30)), Ok(4_194_304));
         let e = check(4_194_305, Some(1 << 30)).unwrap_err();

@@ -411,7 +411,15 @@ pub fn advice_csv(scenario: &str, param_names: &[String], rows: &[AdviceRow]) ->
         &["scenario", "choice"],
         param_names,
         &[
-            "round", "unit", "state", "option", "value", "best", "method", "trials", "ci95_low",
+            "round",
+            "unit",
+            "state",
+            "option",
+            "value",
+            "best",
+            "method",
+            "trials",
+            "ci95_low",
             "ci95_high",
         ],
     );

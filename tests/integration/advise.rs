@@ -552,7 +552,10 @@ fn where_the_exact_engine_refuses_run_refuses_and_advise_scores_by_rollouts() {
         "{stdout}"
     );
     let csv = std::fs::read_to_string(out.join("advice.csv")).unwrap();
-    assert!(csv.contains(",run,") && csv.contains(",rollout,2000,"), "{csv}");
+    assert!(
+        csv.contains(",run,") && csv.contains(",rollout,2000,"),
+        "{csv}"
+    );
     // `rollcall exact` plays the advice too, and refuses the same way.
     let o = rollcall(&[
         "exact",

@@ -31,7 +31,11 @@ fn rollout_values_meet_the_exact_values_within_5_sigma_of_their_own_bound() {
     // the end, which is what the exact engine values (by hand: Rally 10/3, Shoot 4).
     let (rally, shoot) = volley_by_hand();
     let tmp = tempfile::tempdir().unwrap();
-    let file = write(tmp.path(), "v.toml", &volley(r#"["rally", "shoot"]"#, "wardens.alive"));
+    let file = write(
+        tmp.path(),
+        "v.toml",
+        &volley(r#"["rally", "shoot"]"#, "wardens.alive"),
+    );
     let out = tmp.path().join("held");
     // Held back to one state, the exact engine refuses and rollouts take over, as many as
     // the scenario's trials.
@@ -59,10 +63,12 @@ fn rollout_values_meet_the_exact_values_within_5_sigma_of_their_own_bound() {
     // options lies in [-10, 10], so its standard error is at most 10 / sqrt(n).
     let se = 5.0 / (n as f64).sqrt();
     let se_difference = 10.0 / (n as f64).sqrt();
-    for ((option, value, _, method, trials, low, high), exact) in got.iter().zip([rally, shoot])
-    {
+    for ((option, value, _, method, trials, low, high), exact) in got.iter().zip([rally, shoot]) {
         assert_eq!((method.as_str(), trials.as_str()), ("rollout", "100000"));
-        assert!((value - exact).abs() < 5.0 * se, "{option}: {value} vs {exact}");
+        assert!(
+            (value - exact).abs() < 5.0 * se,
+            "{option}: {value} vs {exact}"
+        );
         assert!(low < value && value < high, "{option}: [{low}, {high}]");
     }
     let difference = got[1].1 - got[0].1;
@@ -76,7 +82,10 @@ fn rollout_values_meet_the_exact_values_within_5_sigma_of_their_own_bound() {
         ("rally", false, "shoot", true)
     );
     // 2/3 apart, far beyond the interval of the paired difference at this n.
-    assert!(stdout.contains("shoot beats the runner-up at 95%"), "{stdout}");
+    assert!(
+        stdout.contains("shoot beats the runner-up at 95%"),
+        "{stdout}"
+    );
 
     // Asked for directly, with the exact engine free: the same rows (the same seed).
     let asked = tmp.path().join("asked");
@@ -121,7 +130,12 @@ fn rollout_values_meet_the_exact_values_within_5_sigma_of_their_own_bound() {
 fn advice_past_250000_states_is_played_and_validated_by_run() {
     let tmp = tempfile::tempdir().unwrap();
     let file = "configs/advise-long-duel.toml";
-    let o = rollcall(&["advise", file, "--out", tmp.path().join("a").to_str().unwrap()]);
+    let o = rollcall(&[
+        "advise",
+        file,
+        "--out",
+        tmp.path().join("a").to_str().unwrap(),
+    ]);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let visited: u64 = stdout
@@ -194,12 +208,19 @@ fn a_refusal_names_the_states_the_memory_and_the_flag() {
 #[test]
 fn bad_limits_and_rollouts_exit_2() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = write(tmp.path(), "v.toml", &volley(r#"["rally", "shoot"]"#, "wardens.alive"));
+    let file = write(
+        tmp.path(),
+        "v.toml",
+        &volley(r#"["rally", "shoot"]"#, "wardens.alive"),
+    );
     let out = tmp.path().join("out");
     let out = out.to_str().unwrap();
     for (args, says) in [
         (vec!["advise", &file, "--max-states", "0"], "0 states"),
-        (vec!["exact", &file, "--max-states", "0", "--out", out], "0 states"),
+        (
+            vec!["exact", &file, "--max-states", "0", "--out", out],
+            "0 states",
+        ),
         (vec!["run", &file, "--max-states", "0"], "0 states"),
         // Far more than any machine's memory holds: refused before anything is allocated.
         (
@@ -209,7 +230,14 @@ fn bad_limits_and_rollouts_exit_2() {
         (vec!["advise", &file, "--rollouts", "0"], "0 rollouts"),
         (vec!["advise", &file, "--rollouts", "-3"], "rollouts"),
         (
-            vec!["advise", "configs/duel.toml", "--rollouts", "100", "--out", out],
+            vec![
+                "advise",
+                "configs/duel.toml",
+                "--rollouts",
+                "100",
+                "--out",
+                out,
+            ],
             "no `best` order",
         ),
     ] {

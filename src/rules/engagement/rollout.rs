@@ -76,10 +76,9 @@ impl Trial for Rollouts<'_> {
     }
 
     fn scratch(&self) -> Self::Scratch {
-        let len = self
-            .plan
-            .engagement()
-            .map_or(0, |(e, _)| e.metric_names(&self.plan.scenario().units).len());
+        let len = self.plan.engagement().map_or(0, |(e, _)| {
+            e.metric_names(&self.plan.scenario().units).len()
+        });
         (World::new(self.plan), vec![0; len])
     }
 
@@ -173,7 +172,10 @@ orders = [{ command = "shoot", target = "nearest" }]
         let g = gathered(vec![Command::Shoot, Command::Shoot], 2);
         assert_eq!(g.metrics[0], g.metrics[1]);
         assert!(g.metrics[0].iter().count() > 1);
-        assert_eq!(g.differences[0].iter().collect::<Vec<_>>(), vec![(0, g.trials)]);
+        assert_eq!(
+            g.differences[0].iter().collect::<Vec<_>>(),
+            vec![(0, g.trials)]
+        );
     }
 
     #[test]
