@@ -46,10 +46,7 @@ fn main() {
             }
             Err(e) => report(&e),
         },
-        CommandLine::Advise(args) => match {
-            let (opts, rollouts) = args.into_options();
-            app::advise(&opts, rollouts)
-        } {
+        CommandLine::Advise(args) => match advise(args) {
             Ok(advised) => {
                 for line in &advised.summary {
                     println!("{line}");
@@ -101,4 +98,10 @@ fn main() {
 fn report(e: &app::Error) -> i32 {
     eprintln!("error: {e}");
     e.exit_code()
+}
+
+/// `rollcall advise` with its options.
+fn advise(args: rollcall::cli::AdviseArgs) -> Result<app::Advised, app::Error> {
+    let (opts, rollouts) = args.into_options();
+    app::advise(&opts, rollouts)
 }

@@ -355,7 +355,8 @@ impl Explorer<'_, '_, '_> {
         let mut turns = match stage {
             Stage::Before => {
                 self.open_round(round, state, counts);
-                return Ok(self.close_node(id, NONE));
+                self.close_node(id, NONE);
+                return Ok(());
             }
             Stage::In(turns) => turns,
         };
