@@ -174,12 +174,12 @@ fn a_refusal_names_the_states_the_memory_and_the_flag() {
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    // Just past 250,000 states (a node's expansion adds several at once) at 256 bytes a
-    // state: 64.0 MB.
+    // Just past 250,000 states (a node's expansion adds several at once) at 384 bytes a
+    // state: 96.0 MB.
     for w in [
         "the backward induction reached 250,0",
         "distinct states, over the limit of 250,000",
-        "about 64.0 MB (256 bytes a state)",
+        "about 96.0 MB (384 bytes a state)",
         "--max-states N",
         "--rollouts N",
     ] {
