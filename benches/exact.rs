@@ -10,12 +10,47 @@
 //! two 10-model units a side, every activation of both sides a `best` order (Rally or Shoot
 //! while a unit is whole, when Rally is exact; Shoot after); `advise_and_tables` adds the
 //! exact tables of optimal play. The states visited are printed once.
+//!
+//! `advise_duel_3_rounds` is the shipped `advise-long-duel` (two 12-model units, every
+//! activation of both sides a `best` order, 3 rounds: about 750,000 states), reported in states
+//! per second. Before it is timed, the peak heap of one induction over the heap held before
+//! it is printed per state (a counting allocator wraps the system's): the figure behind
+//! `exact::limit::STATE_BYTES`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use rollcall::engine::{self, Monitor, RunSpec, Shard};
 use rollcall::exact;
+use rollcall::rules::engagement::rollout::Rollouts;
 use rollcall::rules::Plan;
-use rollcall::scenario::Game;
+use rollcall::scenario::{Command, Game};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The system allocator, counting the bytes held and their peak.
+struct Counting;
+
+static HELD: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is passed on to the system allocator unchanged; the counters only watch.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let held = HELD.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(held, Ordering::Relaxed);
+        // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        HELD.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: `ptr` came from `alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
 
 const HORDE: &str = r#"
 [scenario]
@@ -118,5 +153,64 @@ fn advise(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, doubled_rally, advise);
+/// States per second and bytes per state of a backward induction of about 750,000 states.
+fn advise_large(c: &mut Criterion) {
+    let set = rollcall::scenario::load(
+        std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../configs/advise-long-duel.toml"
+        )),
+        &[],
+    )
+    .expect("the shipped config loads");
+    let plan = Plan::compile(set.variants[0].scenario());
+    let Game::Engagement(e) = plan.scenario().game.clone() else {
+        panic!("an engagement")
+    };
+    let before = HELD.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let advice = exact::advice(&plan, &e, "").expect("advise applies");
+    let peak = PEAK.load(Ordering::Relaxed) - before;
+    eprintln!(
+        "advise_duel_3_rounds: {} states, peak heap {} bytes, {:.0} bytes a state",
+        advice.states,
+        peak,
+        peak as f64 / advice.states as f64
+    );
+    let mut g = c.benchmark_group("exact");
+    g.sample_size(10);
+    g.throughput(criterion::Throughput::Elements(advice.states as u64));
+    g.bench_function("advise_duel_3_rounds", |b| {
+        b.iter(|| black_box(exact::advice(&plan, &e, "").ok()))
+    });
+    // The same engagement simulated: rollouts of the halberds' first decision (two options,
+    // so two continuations a rollout) and the plain run of the advised policy, per trial.
+    const TRIALS: u64 = 1 << 17;
+    let spec = RunSpec {
+        trials: TRIALS,
+        seed: 1,
+        threads: 1,
+        shard: Shard::WHOLE,
+        precision: None,
+    };
+    let won = e.metric_names(&plan.scenario().units);
+    let won = won
+        .iter()
+        .position(|n| n == "blue.won")
+        .expect("a side metric");
+    let halberds =
+        Rollouts::new(&plan, 0, vec![Command::Rally, Command::Shoot], won).expect("an engagement");
+    g.throughput(criterion::Throughput::Elements(TRIALS));
+    g.bench_function("rollouts_duel_3_rounds", |b| {
+        b.iter(|| black_box(engine::run(&halberds, &spec, &Monitor::default()).unwrap()))
+    });
+    let mut advised = Plan::compile(set.variants[0].scenario());
+    advised.set_policy(advice.policy.clone());
+    g.bench_function("run_duel_3_rounds", |b| {
+        b.iter(|| black_box(engine::run(&advised, &spec, &Monitor::default()).unwrap()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, doubled_rally, advise, advise_large);
 criterion_main!(benches);

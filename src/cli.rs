@@ -35,10 +35,9 @@ pub enum CommandLine {
     /// Work out the best option of every `best` order by backward induction over the exact
     /// states of the engagement, and write advice.csv with summary.csv and distribution.csv
     /// of optimal play (method = exact).
-    #[command(mut_arg("out", |out| out.help(
-        "Output folder (default: results/SCENARIO/advice/, apart from a simulation's tables)"
-    )))]
-    Advise(FileArgs),
+    /// With --rollouts N (and wherever the exact engine refuses), score each option of every
+    /// `best` unit's first decision by N simulated continuations on common random numbers.
+    Advise(AdviseArgs),
     /// Search `[balance]`'s candidates for the value at which the metric's mean meets the
     /// target, playing only the candidates and trials the answer needs; write balance.csv
     /// with the tables of the candidates played.
@@ -126,6 +125,10 @@ pub struct RunArgs {
     /// Also write report.html and report.md next to the tables.
     #[arg(long)]
     pub report: bool,
+    /// The most states the exact engine may hold (for `best` orders and --validate); default:
+    /// what half the memory available holds, at least 4,000,000.
+    #[arg(long, value_name = "N", value_parser = max_states)]
+    pub max_states: Option<u64>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -192,6 +195,10 @@ pub struct FileArgs {
     /// Override any key before validation, e.g. --set unit.wardens.alive=4.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = setting)]
     pub settings: Vec<Setting>,
+    /// The most states the exact engine may hold; default: what half the memory available
+    /// holds, at least 4,000,000.
+    #[arg(long, value_name = "N", value_parser = max_states)]
+    pub max_states: Option<u64>,
 }
 
 impl FileArgs {
@@ -200,7 +207,30 @@ impl FileArgs {
             file: self.file,
             out: self.out,
             settings: self.settings,
+            max_states: self.max_states,
         }
+    }
+}
+
+/// `rollcall advise`: a file's flags, and how many rollouts score each first decision.
+#[derive(Debug, clap::Args)]
+#[command(mut_arg("out", |out| out.help(
+    "Output folder (default: results/SCENARIO/advice/, apart from a simulation's tables)"
+)))]
+pub struct AdviseArgs {
+    #[command(flatten)]
+    pub file: FileArgs,
+    /// Score each option of every `best` unit's first decision by N simulated continuations
+    /// (1000000, 1e6 or 1M) instead of the exact engine (used anyway where it refuses, with
+    /// the scenario's trials).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = rollouts)]
+    pub rollouts: Option<u64>,
+}
+
+impl AdviseArgs {
+    /// The file's options and the rollouts asked for.
+    pub fn into_options(self) -> (FileOptions, Option<u64>) {
+        (self.file.into_options(), self.rollouts)
     }
 }
 
@@ -221,6 +251,7 @@ impl RunArgs {
             checkpoint: self.checkpoint,
             resume: self.resume,
             report: self.report,
+            max_states: self.max_states,
         }
     }
 }
@@ -232,6 +263,30 @@ fn trials(text: &str) -> Result<u64, String> {
         0 => Err("0 trials: give at least 1".into()),
         n if n > i64::MAX as u64 => Err(format!(
             "{n} trials is more than the most allowed, {}",
+            i64::MAX
+        )),
+        n => Ok(n),
+    }
+}
+
+/// At least one state; whether memory holds them is checked when a command starts.
+fn max_states(text: &str) -> Result<u64, String> {
+    match parse_count(text)? {
+        0 => Err(
+            "0 states: the exact engine needs at least 1; leave the flag out for the \
+                  default (what half the memory available holds)"
+                .into(),
+        ),
+        n => Ok(n),
+    }
+}
+
+/// At least one rollout per option.
+fn rollouts(text: &str) -> Result<u64, String> {
+    match parse_count(text)? {
+        0 => Err("0 rollouts: give at least 1, e.g. 100000".into()),
+        n if n > i64::MAX as u64 => Err(format!(
+            "{n} rollouts is more than the most allowed, {}",
             i64::MAX
         )),
         n => Ok(n),

@@ -73,7 +73,7 @@ fn main() {
             }
             Err(e) => say.error(&e),
         },
-        CommandLine::Advise(args) => match app::advise(&args.into_options()) {
+        CommandLine::Advise(args) => match advise(args) {
             Ok(advised) => {
                 for line in &advised.summary {
                     say.out(line);
@@ -187,4 +187,10 @@ impl Say {
             code
         }
     }
+}
+
+/// `rollcall advise` with its options.
+fn advise(args: rollcall::cli::AdviseArgs) -> Result<app::Advised, app::Error> {
+    let (opts, rollouts) = args.into_options();
+    app::advise(&opts, rollouts)
 }

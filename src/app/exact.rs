@@ -12,6 +12,7 @@ pub const EXACT_DIR: &str = "exact";
 /// unless `--out` says otherwise. Refuses (exit 2) what it cannot compute, naming the step
 /// and why, and a folder that holds a simulation's tables.
 pub fn exact(opts: &FileOptions) -> Result<PathBuf, Error> {
+    limit_states(opts.max_states)?;
     let set = scenario::load(&opts.file, &opts.settings)?;
     let dir = opts
         .out

@@ -62,8 +62,10 @@ pub enum Error {
     /// play `best` orders without it.
     #[error(
         "{file}: cannot advise `best` orders: {source}; `best` orders are played as `rollcall \
-         advise` works them out, which needs the exact engine: to simulate this engagement, \
-         give the unit fixed orders instead (one command each, with `when` conditions)"
+         advise` works them out, which needs the exact engine: `rollcall advise {file} \
+         --rollouts N` scores the options of each unit's first decision by simulation instead; \
+         to simulate this engagement, give the unit fixed orders instead (one command each, \
+         with `when` conditions)"
     )]
     Advice { file: String, source: Refusal },
     #[error(transparent)]
@@ -137,6 +139,13 @@ pub struct FileOptions {
     pub file: PathBuf,
     pub out: Option<PathBuf>,
     pub settings: Vec<Setting>,
+    /// `--max-states`: the exact engine's state limit (`None`: by the memory available).
+    pub max_states: Option<u64>,
+}
+
+/// Sets the exact engine's state limit from `--max-states` before any state is held.
+fn limit_states(max_states: Option<u64>) -> Result<(), Error> {
+    crate::exact::limit::set(max_states).map_err(Error::Usage)
 }
 
 /// The scenario files a command works on: those named, or every `configs/*.toml`.

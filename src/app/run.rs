@@ -28,6 +28,8 @@ pub struct RunOptions {
     pub resume: Option<PathBuf>,
     /// Also write report.html and report.md next to the tables.
     pub report: bool,
+    /// `--max-states`: the exact engine's state limit (`None`: by the memory available).
+    pub max_states: Option<u64>,
 }
 
 fn settings_with_flags(opts: &RunOptions) -> Vec<Setting> {
@@ -77,6 +79,7 @@ pub fn run(opts: &RunOptions, log: &mut dyn FnMut(Note<'_>)) -> Result<Status, E
             )));
         }
     }
+    limit_states(opts.max_states)?;
     let settings = settings_with_flags(opts);
     let files = scenario_files(&opts.files)?;
     let mut prepared = files

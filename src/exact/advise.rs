@@ -17,8 +17,9 @@
 
 use super::commands::{Ctx, Followed};
 use super::engagement::{alive_in, applicable, end_values, moment, start_round, Why};
-use super::state::{add, Dist, State, UnitState};
-use super::MAX_STATES;
+use super::interner::Interner;
+use super::limit;
+use super::state::{add, pack, unpack, Dist, State, UnitState, UNIT_WORDS};
 use crate::condition::derived::Derived;
 use crate::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
 use crate::rules::engagement::schedule::{Next, Stage, Turns};
@@ -82,90 +83,120 @@ struct Node {
     counts: Vec<u32>,
 }
 
-/// An engagement over, as its objectives read it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct End {
-    state: State,
-    rounds: u32,
-    counts: Vec<u32>,
+/// An edge's target with this bit set is an end, else a node.
+const END: u32 = 1 << 31;
+
+/// A node expanded: its id, where its branches end in [`Flat::branches`], and its decision's
+/// index in [`Flat::decisions`] (`NONE`: none taken there).
+struct NodeRec {
+    id: u32,
+    branches_end: u32,
+    decision: u32,
 }
 
-#[derive(Clone, Copy)]
-enum To {
-    Node(usize),
-    End(usize),
-}
+const NONE: u32 = u32::MAX;
 
-/// One way on from a node: an option (its index in the order's options), or the one way.
-struct Branch {
-    option: usize,
+/// One way on from a node: where its edges end in [`Flat::targets`], and the option (its
+/// index in the order's options, and its command) or the one way (no command).
+struct BranchRec {
+    edges_end: u32,
+    option: u32,
     command: Option<Command>,
-    edges: Vec<(To, f64)>,
 }
 
-/// A `best` order deciding: the unit, the index of its order, and the moment as the advice
-/// keys it.
-struct DecisionAt {
-    unit: usize,
-    order: usize,
-    moment: Moment,
+/// A `best` order deciding: the round, the unit, the index of its order. Its state and the
+/// round's cursors are in [`Flat::decision_words`].
+struct DecisionRec {
+    round: u32,
+    unit: u32,
+    order: u32,
 }
 
-/// A node's ways on, and the decision taken there, at a `best` order.
-struct Expanded {
-    decision: Option<DecisionAt>,
-    branches: Vec<Branch>,
+/// The graph the backward pass reads, flat: per node expanded (in expansion order) its
+/// branches, per branch its edges, no allocation of its own for any of them.
+#[derive(Default)]
+struct Flat {
+    nodes: Vec<NodeRec>,
+    branches: Vec<BranchRec>,
+    targets: Vec<u32>,
+    probs: Vec<f64>,
+    decisions: Vec<DecisionRec>,
+    /// Per decision, its state packed then the cursors of the round's turns.
+    decision_words: Vec<u32>,
 }
 
-impl Expanded {
-    /// The one way on, no decision taken.
-    fn one_way(edges: Vec<(To, f64)>) -> Expanded {
-        Expanded {
-            decision: None,
-            branches: vec![Branch {
-                option: 0,
-                command: None,
-                edges,
-            }],
-        }
+impl Flat {
+    /// Node `p` (in expansion order)'s branches, as a range of [`Flat::branches`].
+    fn branches_of(&self, p: usize) -> std::ops::Range<usize> {
+        let start = p
+            .checked_sub(1)
+            .map_or(0, |q| self.nodes[q].branches_end as usize);
+        start..self.nodes[p].branches_end as usize
+    }
+
+    /// Branch `b`'s edges, as a range of [`Flat::targets`].
+    fn edges_of(&self, b: usize) -> std::ops::Range<usize> {
+        let start = b
+            .checked_sub(1)
+            .map_or(0, |c| self.branches[c].edges_end as usize);
+        start..self.branches[b].edges_end as usize
+    }
+
+    /// Closes the branch whose edges were pushed since the last.
+    fn close_branch(&mut self, option: usize, command: Option<Command>) {
+        self.branches.push(BranchRec {
+            edges_end: self.targets.len() as u32,
+            option: option as u32,
+            command,
+        });
+    }
+
+    fn edge(&mut self, to: u32, q: f64) {
+        self.targets.push(to);
+        self.probs.push(q);
     }
 }
 
-/// The nodes still to expand (each with its id), and the ends, as they are reached.
-#[derive(Default)]
+/// The nodes still to expand (each with its id), and the ends (packed: state, rounds,
+/// counts), numbered as they are reached.
 struct Graph {
-    work: BTreeMap<Node, usize>,
+    work: BTreeMap<Node, u32>,
     /// Ids handed out so far.
     nodes: usize,
-    ends: BTreeMap<End, usize>,
+    ends: Interner,
+    /// Scratch for packing an end.
+    key: Vec<u32>,
 }
 
 impl Graph {
     /// Nothing expanded yet: only `start`, numbered 0, to expand.
-    fn from_start(start: Node) -> Graph {
+    fn from_start(start: Node, units: usize, sides: usize) -> Graph {
         Graph {
             work: BTreeMap::from([(start, 0)]),
             nodes: 1,
-            ends: BTreeMap::new(),
+            ends: Interner::new(units * UNIT_WORDS + 1 + sides),
+            key: Vec::new(),
         }
     }
 
-    /// Where an edge leads, numbering a node or end on first sight.
-    fn link(&mut self, target: Result<Node, End>) -> To {
-        match target {
-            Ok(n) => {
-                let next = self.nodes;
-                let id = *self.work.entry(n).or_insert(next);
-                if id == next {
-                    self.nodes += 1;
-                }
-                To::Node(id)
-            }
-            Err(end) => {
-                let next = self.ends.len();
-                To::End(*self.ends.entry(end).or_insert(next))
-            }
+    /// Where an edge to node `n` leads, numbering it on first sight.
+    fn link(&mut self, n: Node) -> u32 {
+        let next = self.nodes as u32;
+        let id = *self.work.entry(n).or_insert(next);
+        if id == next {
+            self.nodes += 1;
         }
+        id
+    }
+
+    /// Where an edge to the end (`state`, `rounds`, `counts`) leads, numbering it on first
+    /// sight.
+    fn link_end(&mut self, state: &State, rounds: u32, counts: &[u32]) -> u32 {
+        self.key.clear();
+        pack(state, &mut self.key);
+        self.key.push(rounds);
+        self.key.extend_from_slice(counts);
+        END | self.ends.intern(&self.key).0
     }
 
     fn states(&self) -> usize {
@@ -188,7 +219,6 @@ enum Objective {
 fn objectives(ctx: &Ctx<'_>, e: &Engagement) -> Result<Vec<Objective>, Why> {
     let units = &ctx.plan.scenario().units;
     let names = e.metric_names(units);
-    let derived = ctx.plan.scenario().derived(0);
     let ended =
         units.len() * UnitMetrics::LEN + e.sides.len() * SideMetrics::LEN + EngagementMetrics::LEN;
     let declared: Vec<(usize, Command)> = e
@@ -197,6 +227,7 @@ fn objectives(ctx: &Ctx<'_>, e: &Engagement) -> Result<Vec<Objective>, Why> {
         .enumerate()
         .flat_map(|(u, cs)| cs.into_iter().map(move |c| (u, c)))
         .collect();
+    let derived = ctx.plan.scenario().derived(0);
     e.objective
         .iter()
         .map(|o| {
@@ -229,51 +260,44 @@ fn objectives(ctx: &Ctx<'_>, e: &Engagement) -> Result<Vec<Objective>, Why> {
 pub fn advise(ctx: &mut Ctx<'_>, e: &Engagement) -> Result<Advice, Failed> {
     let schedule = Schedule::new(e);
     let objectives = objectives(ctx, e).map_err(|why| Failed { why, states: 0 })?;
-    let mut explored = explore(ctx, e, &schedule, &objectives)?;
+    let explored = explore(ctx, e, &schedule, &objectives)?;
     let states = explored.graph.states();
     let derived = ctx.plan.scenario().derived(0);
     let at_ends = values_at_ends(&schedule, &explored.graph.ends, &objectives, derived)
         .map_err(|why| Failed { why, states })?;
-    let induced = induce(e, &mut explored, &at_ends).map_err(|why| Failed { why, states })?;
-    let Induction {
-        value,
-        policy,
-        mut options,
-        ..
-    } = induced;
-    let decisions = explored
-        .shown
-        .into_iter()
-        .map(|shown| Decision {
-            round: shown.round,
-            unit: shown.unit,
-            state: state_text(ctx, &shown.state),
-            options: options.remove(&shown.id).unwrap_or_default(),
+    let nodes = explored.graph.nodes;
+    let flat = explored.flat;
+    let induced =
+        induce(e, &schedule, &flat, nodes, &at_ends).map_err(|why| Failed { why, states })?;
+    let units = ctx.plan.scenario().units.len();
+    let stride = units * UNIT_WORDS + schedule.sides();
+    let decisions = flat
+        .decisions
+        .iter()
+        .zip(induced.options)
+        .enumerate()
+        .map(|(k, (d, options))| Decision {
+            round: d.round,
+            unit: d.unit as usize,
+            state: state_text(
+                ctx,
+                &unpack(&flat.decision_words[k * stride..][..units * UNIT_WORDS]),
+            ),
+            options,
         })
         .collect();
     Ok(Advice {
-        policy,
+        policy: induced.policy,
         decisions,
-        values: value[..schedule.sides()].to_vec(),
+        values: induced.value[..schedule.sides()].to_vec(),
         states,
     })
 }
 
-/// A node at a `best` order, to show in advice.csv: its id, round, unit and state.
-struct Shown {
-    id: usize,
-    round: u32,
-    unit: usize,
-    state: State,
-}
-
-/// What the forward pass found: the graph, per node id its ways on, the ids in the order they
-/// were expanded, and the decisions to show in the order play reaches them.
+/// What the forward pass found: the graph's numbering and ends, and the flat graph.
 struct Explored {
     graph: Graph,
-    expanded: Vec<Option<Expanded>>,
-    order: Vec<usize>,
-    shown: Vec<Shown>,
+    flat: Flat,
 }
 
 /// An activation about to be played: the round, the round's turns already past it, and the
@@ -291,21 +315,30 @@ fn explore(
     schedule: &Schedule,
     objectives: &[Objective],
 ) -> Result<Explored, Failed> {
+    let units = &ctx.plan.scenario().units;
+    let start = Node {
+        round: 1,
+        considered: 0,
+        stage: Stage::Before,
+        state: units
+            .iter()
+            .map(|u| UnitState::starting(u.alive()))
+            .collect(),
+        counts: vec![0; schedule.sides()],
+    };
+    let graph = Graph::from_start(start, units.len(), schedule.sides());
     let mut explorer = Explorer {
         ctx,
         e,
         schedule,
         objectives,
         explored: Explored {
-            graph: Graph::default(),
-            expanded: Vec::new(),
-            order: Vec::new(),
-            shown: Vec::new(),
+            graph,
+            flat: Flat::default(),
         },
     };
-    explorer.explored.graph = Graph::from_start(explorer.start());
     let units = explorer.ctx.plan.scenario().units.len();
-    let limit = super::cost::state_limit(units, MAX_STATES);
+    let limit = limit::max_states_for(units);
     let mut expanded = 0;
     while let Some((node, id)) = explorer.explored.graph.work.pop_first() {
         expanded += 1;
@@ -317,21 +350,13 @@ fn explore(
             });
             return Err(Failed { why, states });
         }
-        let expanded = match explorer.expand(node, id) {
-            Ok(expanded) => expanded,
-            Err(why) => {
-                let states = explorer.explored.graph.states();
-                return Err(Failed { why, states });
-            }
-        };
-        explorer.record(id, expanded);
+        if let Err(why) = explorer.expand(node, id) {
+            let states = explorer.explored.graph.states();
+            return Err(Failed { why, states });
+        }
         let states = explorer.explored.graph.states();
         if states > limit {
-            let why = Why::from(format!(
-                "the backward induction holds {states} distinct states, over the limit of \
-                 {limit}{}",
-                super::cost::state_limit_reason(units, MAX_STATES)
-            ));
+            let why = Why::from(limit::over("the backward induction", states, units));
             return Err(Failed { why, states });
         }
     }
@@ -348,36 +373,8 @@ struct Explorer<'c, 'a, 'e> {
 }
 
 impl Explorer<'_, '_, '_> {
-    /// Before the first round, every unit as the scenario sets it up.
-    fn start(&self) -> Node {
-        Node {
-            round: 1,
-            considered: 0,
-            stage: Stage::Before,
-            state: self
-                .ctx
-                .plan
-                .scenario()
-                .units
-                .iter()
-                .map(|u| UnitState::starting(u.alive()))
-                .collect(),
-            counts: vec![0; self.schedule.sides()],
-        }
-    }
-
-    /// Keeps node `id`'s ways on, in expansion order.
-    fn record(&mut self, id: usize, expanded: Expanded) {
-        let x = &mut self.explored;
-        if x.expanded.len() <= id {
-            x.expanded.resize_with(id + 1, || None);
-        }
-        x.expanded[id] = Some(expanded);
-        x.order.push(id);
-    }
-
-    /// Node `id`'s ways on, linking the nodes and ends they lead to.
-    fn expand(&mut self, node: Node, id: usize) -> Result<Expanded, Why> {
+    /// Node `id`'s ways on, linking the nodes and ends they lead to, kept in the flat graph.
+    fn expand(&mut self, node: Node, id: u32) -> Result<(), Why> {
         let Node {
             round,
             stage,
@@ -386,33 +383,54 @@ impl Explorer<'_, '_, '_> {
             ..
         } = node;
         let mut turns = match stage {
-            Stage::Before => return Ok(self.open_round(round, state, counts)),
+            Stage::Before => {
+                self.open_round(round, state, counts);
+                self.close_node(id, NONE);
+                return Ok(());
+            }
             Stage::In(turns) => turns,
         };
-        match self.schedule.next(&mut turns, alive_in(&state)) {
+        let decision = match self.schedule.next(&mut turns, alive_in(&state)) {
             Next::Activate { unit, .. } => {
                 let at = Activation { round, turns, unit };
-                self.activate(id, at, state, counts)
+                self.activate(at, state, counts)?
             }
             // Settled turns have the side to move activate at once; were it to pass, the pass
             // leads where play goes on.
             Next::Pass | Next::RoundOver => {
                 let to = self.link_next(round, turns, state, counts);
-                Ok(Expanded::one_way(vec![(to, 1.0)]))
+                self.one_way(&[(to, 1.0)]);
+                NONE
             }
+        };
+        self.close_node(id, decision);
+        Ok(())
+    }
+
+    fn close_node(&mut self, id: u32, decision: u32) {
+        let flat = &mut self.explored.flat;
+        flat.nodes.push(NodeRec {
+            id,
+            branches_end: flat.branches.len() as u32,
+            decision,
+        });
+    }
+
+    /// One branch, no decision taken, along `edges`.
+    fn one_way(&mut self, edges: &[(u32, f64)]) {
+        let flat = &mut self.explored.flat;
+        for &(to, q) in edges {
+            flat.edge(to, q);
         }
+        flat.close_branch(0, None);
     }
 
     /// Round `round` from `state`: over before it starts, or opened by each side that may
     /// open it.
-    fn open_round(&mut self, round: u32, mut state: State, counts: Vec<u32>) -> Expanded {
+    fn open_round(&mut self, round: u32, mut state: State, counts: Vec<u32>) {
         if self.schedule.over_before(round, alive_in(&state)) {
-            let end = End {
-                state,
-                rounds: round - 1,
-                counts,
-            };
-            return Expanded::one_way(vec![(self.explored.graph.link(Err(end)), 1.0)]);
+            let to = self.explored.graph.link_end(&state, round - 1, &counts);
+            return self.one_way(&[(to, 1.0)]);
         }
         start_round(&mut state);
         let mut edges = Vec::new();
@@ -423,12 +441,12 @@ impl Explorer<'_, '_, '_> {
                 q,
             ));
         }
-        Expanded::one_way(edges)
+        self.one_way(&edges);
     }
 
     /// Where play goes on at `turns` in round `round`: the node of the round's next move, its
     /// turns settled, or the next round's.
-    fn link_next(&mut self, round: u32, turns: Turns, state: State, counts: Vec<u32>) -> To {
+    fn link_next(&mut self, round: u32, turns: Turns, state: State, counts: Vec<u32>) -> u32 {
         let node = match self.schedule.settle(turns, alive_in(&state)) {
             Some(turns) => Node {
                 round,
@@ -445,44 +463,36 @@ impl Explorer<'_, '_, '_> {
                 counts,
             },
         };
-        self.explored.graph.link(Ok(node))
+        self.explored.graph.link(node)
     }
 
-    /// `at`'s activation from `state`, at node `id`: the order it takes, with a branch per
-    /// option it can declare (a decision at a `best` order), or the one way on without one.
-    fn activate(
-        &mut self,
-        id: usize,
-        at: Activation,
-        state: State,
-        counts: Vec<u32>,
-    ) -> Result<Expanded, Why> {
+    /// `at`'s activation from `state`: the order it takes, with a branch per
+    /// option it can declare (a decision at a `best` order, whose index it returns), or the
+    /// one way on without one.
+    fn activate(&mut self, at: Activation, state: State, counts: Vec<u32>) -> Result<u32, Why> {
         let Activation { round, unit, .. } = at;
         let Some((order, declarable)) = applicable(self.ctx, self.e, &state, unit, round)? else {
             let to = self.link_next(round, at.turns, state, counts);
-            return Ok(Expanded::one_way(vec![(to, 1.0)]));
+            self.one_way(&[(to, 1.0)]);
+            return Ok(NONE);
         };
-        let mut decision = None;
+        let mut decision = NONE;
         if let Given::Best(_) = self.e.orders[unit][order].order {
-            let moment = moment(self.schedule, at.turns.cursors(), &state, unit, round);
-            decision = Some(DecisionAt {
-                unit,
-                order,
-                moment,
-            });
-            let shown = Shown {
-                id,
+            let flat = &mut self.explored.flat;
+            decision = flat.decisions.len() as u32;
+            flat.decisions.push(DecisionRec {
                 round,
-                unit,
-                state: state.clone(),
-            };
-            self.explored.shown.push(shown);
+                unit: unit as u32,
+                order: order as u32,
+            });
+            pack(&state, &mut flat.decision_words);
+            let cursors = at.turns.cursors().iter().map(|&c| c as u32);
+            flat.decision_words.extend(cursors);
         }
-        let mut branches = Vec::with_capacity(declarable.len());
         for option in declarable {
-            branches.push(self.follow(&at, &state, &counts, order, option)?);
+            self.follow(&at, &state, &counts, order, option)?;
         }
-        Ok(Expanded { decision, branches })
+        Ok(decision)
     }
 
     /// The branch of `option` (its index in the order's options, and what it aims at) of order
@@ -494,7 +504,7 @@ impl Explorer<'_, '_, '_> {
         counts: &[u32],
         order: usize,
         (option, followed): (usize, Followed),
-    ) -> Result<Branch, Why> {
+    ) -> Result<(), Why> {
         let command = followed.command();
         let counts = self.counted(counts, at.unit, command);
         let mut outcomes: Dist<State> = Dist::new();
@@ -506,25 +516,16 @@ impl Explorer<'_, '_, '_> {
                 order: Some((at.unit, order)),
                 reason,
             })?;
-        let mut edges = Vec::with_capacity(outcomes.len());
         for (s, q) in outcomes {
             let to = if self.schedule.decided(alive_in(&s)) {
-                let end = End {
-                    state: s,
-                    rounds: at.round,
-                    counts: counts.clone(),
-                };
-                self.explored.graph.link(Err(end))
+                self.explored.graph.link_end(&s, at.round, &counts)
             } else {
                 self.link_next(at.round, at.turns.clone(), s, counts.clone())
             };
-            edges.push((to, q));
+            self.explored.flat.edge(to, q);
         }
-        Ok(Branch {
-            option,
-            command: Some(command),
-            edges,
-        })
+        self.explored.flat.close_branch(option, Some(command));
+        Ok(())
     }
 
     /// `counts` after `unit` declares `command`: raised for each side whose objective counts
@@ -543,15 +544,18 @@ impl Explorer<'_, '_, '_> {
 /// Per end (by id) and side, the side's objective's value there.
 fn values_at_ends(
     schedule: &Schedule,
-    ends: &BTreeMap<End, usize>,
+    ends: &Interner,
     objectives: &[Objective],
     derived: Option<&Derived>,
 ) -> Result<Vec<f64>, Why> {
     let sides = schedule.sides();
     let mut at_ends = vec![0.0; ends.len() * sides];
     let mut metrics = Vec::new();
-    for (end, &i) in ends {
-        end_values(schedule, &end.state, end.rounds, &mut metrics);
+    for i in 0..ends.len() {
+        let key = ends.get(i as u32);
+        let (packed, rest) = key.split_at(key.len() - 1 - sides);
+        let (rounds, counts) = (rest[0], &rest[1..]);
+        end_values(schedule, &unpack(packed), rounds, &mut metrics);
         if let Some(d) = derived {
             // Declaration counts are never read here (`objectives` refused those that do).
             metrics.resize(d.builtins() + d.metrics().count(), 0);
@@ -566,7 +570,7 @@ fn values_at_ends(
         for (side, o) in objectives.iter().enumerate() {
             at_ends[i * sides + side] = match *o {
                 Objective::Ended(k) => metrics[k] as f64,
-                Objective::Declared(..) => f64::from(end.counts[side]),
+                Objective::Declared(..) => f64::from(counts[side]),
                 Objective::Derived(j) => metrics[derived.map_or(0, Derived::builtins) + j] as f64,
             };
         }
@@ -580,130 +584,159 @@ type Advised = ((usize, usize), bool);
 
 /// The backward pass's results.
 struct Induction {
-    sides: usize,
     /// Per node (by id) and side, its value.
     value: Vec<f64>,
     policy: Policy,
-    advised: HashMap<Moment, Advised>,
-    /// Per node shown (by id), its options' values for the deciding side.
-    options: BTreeMap<usize, Vec<OptionValue>>,
+    /// Per decision (in [`Flat::decisions`] order), its options' values for the deciding side.
+    options: Vec<Vec<OptionValue>>,
 }
 
 /// The backward pass: every node's value from its successors', in the reverse of the order
 /// the nodes were expanded, each decision taking its best option.
-fn induce(e: &Engagement, explored: &mut Explored, at_ends: &[f64]) -> Result<Induction, Why> {
+fn induce(
+    e: &Engagement,
+    schedule: &Schedule,
+    flat: &Flat,
+    nodes: usize,
+    at_ends: &[f64],
+) -> Result<Induction, Why> {
     let sides = e.sides.len();
-    let mut induction = Induction {
-        sides,
-        value: vec![0.0; explored.graph.nodes * sides],
-        policy: Policy::default(),
-        advised: HashMap::new(),
-        options: BTreeMap::new(),
-    };
-    for &id in explored.order.iter().rev() {
-        let node = explored.expanded[id]
-            .take()
-            .expect("every node reached is expanded");
-        let values = induction.branch_values(&node.branches, at_ends);
-        let pick = match &node.decision {
-            None => 0,
-            Some(decision) => induction.decide(e, id, decision, &node.branches, &values)?,
-        };
-        induction.value[id * sides..(id + 1) * sides].copy_from_slice(&values[pick]);
-    }
-    Ok(induction)
-}
-
-impl Induction {
-    /// Per branch and side, the branch's expected value.
-    fn branch_values(&self, branches: &[Branch], at_ends: &[f64]) -> Vec<Vec<f64>> {
-        let sides = self.sides;
-        let mut values = Vec::with_capacity(branches.len());
-        for b in branches {
-            let mut sum = vec![0.0; sides];
-            for &(to, q) in &b.edges {
-                let v = match to {
-                    To::Node(n) => &self.value[n * sides..(n + 1) * sides],
-                    To::End(n) => &at_ends[n * sides..(n + 1) * sides],
+    let mut value = vec![0.0; nodes * sides];
+    let mut advised: HashMap<Moment, Advised> = HashMap::new();
+    let mut options = vec![Vec::new(); flat.decisions.len()];
+    let mut values = Vec::new();
+    let units = e.orders.len();
+    let stride = units * UNIT_WORDS + sides;
+    for p in (0..flat.nodes.len()).rev() {
+        let node = &flat.nodes[p];
+        let branches = flat.branches_of(p);
+        branch_values(flat, branches.clone(), &value, at_ends, sides, &mut values);
+        let pick = match node.decision {
+            NONE => 0,
+            k => {
+                let d = &flat.decisions[k as usize];
+                let words = &flat.decision_words[k as usize * stride..][..stride];
+                let (packed, cursors) = words.split_at(units * UNIT_WORDS);
+                let cursors: Vec<usize> = cursors.iter().map(|&c| c as usize).collect();
+                let (unit, order) = (d.unit as usize, d.order as usize);
+                let at = DecisionAt {
+                    unit,
+                    order,
+                    moment: moment(schedule, &cursors, &unpack(packed), unit, d.round),
                 };
-                for (t, x) in sum.iter_mut().zip(v) {
-                    *t += q * x;
-                }
+                let side = e.side_of[unit];
+                let pick = best(&values, sides, side);
+                let listed = &flat.branches[branches.clone()];
+                advise_at(
+                    &mut advised,
+                    &at,
+                    listed[pick].option as usize,
+                    listed.len() > 1,
+                )?;
+                options[k as usize] = listed
+                    .iter()
+                    .enumerate()
+                    .map(|(j, b)| OptionValue {
+                        command: b.command.unwrap_or(Command::Rally),
+                        value: values[j * sides + side],
+                        best: j == pick,
+                    })
+                    .collect();
+                pick
             }
-            values.push(sum);
-        }
-        values
+        };
+        let id = node.id as usize;
+        value[id * sides..(id + 1) * sides].copy_from_slice(&values[pick * sides..][..sides]);
     }
-
-    /// The branch `decision` at node `id` takes: the best for the deciding side. Records it
-    /// in the policy and the node's options' values.
-    fn decide(
-        &mut self,
-        e: &Engagement,
-        id: usize,
-        decision: &DecisionAt,
-        branches: &[Branch],
-        values: &[Vec<f64>],
-    ) -> Result<usize, Why> {
-        let side = e.side_of[decision.unit];
-        let pick = best(values, side);
-        self.advise(decision, branches[pick].option, branches.len() > 1)?;
-        let listed = branches
-            .iter()
-            .zip(values)
-            .enumerate()
-            .map(|(j, (b, v))| OptionValue {
-                command: b.command.unwrap_or(Command::Rally),
-                value: v[side],
-                best: j == pick,
-            })
-            .collect();
-        self.options.insert(id, listed);
-        Ok(pick)
+    let mut policy = Policy::default();
+    for (moment, ((order, option), _)) in advised {
+        policy.insert(moment, order, option);
     }
+    Ok(Induction {
+        value,
+        policy,
+        options,
+    })
+}
 
-    /// Advises `option` at `decision`'s moment (`several`: among several options), refusing a
-    /// moment decided two ways.
-    fn advise(&mut self, decision: &DecisionAt, option: usize, several: bool) -> Result<(), Why> {
-        // Play declares the advised option when it can, else the first it can: a decision with
-        // one option needs no advice, and any advice serves it.
-        let choice = (decision.order, option);
-        match self.advised.get(&decision.moment) {
-            Some(&(before, true)) if several && before != choice => Err(Why {
-                order: Some((decision.unit, decision.order)),
-                reason: "the best option depends on where models stand, which the advice's \
-                         moments (counts, restrictions, tokens) do not record"
-                    .into(),
-            }),
-            Some(&(_, true)) => Ok(()),
-            Some(_) if !several => Ok(()),
-            _ => {
-                let moment = decision.moment.clone();
-                self.advised.insert(moment.clone(), (choice, several));
-                self.policy.insert(moment, decision.order, option);
-                Ok(())
+/// A `best` order deciding: the unit, the index of its order, and the moment as the advice
+/// keys it.
+struct DecisionAt {
+    unit: usize,
+    order: usize,
+    moment: Moment,
+}
+
+/// Per branch of `branches` and side, the branch's expected value, into `out` (branch-major).
+fn branch_values(
+    flat: &Flat,
+    branches: std::ops::Range<usize>,
+    value: &[f64],
+    at_ends: &[f64],
+    sides: usize,
+    out: &mut Vec<f64>,
+) {
+    out.clear();
+    for b in branches {
+        let at = out.len();
+        out.resize(at + sides, 0.0);
+        for i in flat.edges_of(b) {
+            let (to, q) = (flat.targets[i], flat.probs[i]);
+            let v = if to & END != 0 {
+                let n = (to & !END) as usize;
+                &at_ends[n * sides..(n + 1) * sides]
+            } else {
+                let n = to as usize;
+                &value[n * sides..(n + 1) * sides]
+            };
+            for (t, x) in out[at..].iter_mut().zip(v) {
+                *t += q * x;
             }
         }
     }
 }
 
-/// The branch of highest value for `side`, ties to the first.
-fn best(values: &[Vec<f64>], side: usize) -> usize {
-    let top = values
-        .iter()
-        .map(|v| v[side])
-        .fold(f64::NEG_INFINITY, f64::max);
+/// Advises `option` at `decision`'s moment (`several`: among several options), refusing a
+/// moment decided two ways.
+fn advise_at(
+    advised: &mut HashMap<Moment, Advised>,
+    decision: &DecisionAt,
+    option: usize,
+    several: bool,
+) -> Result<(), Why> {
+    // Play declares the advised option when it can, else the first it can: a decision with
+    // one option needs no advice, and any advice serves it.
+    let choice = (decision.order, option);
+    match advised.get(&decision.moment) {
+        Some(&(before, true)) if several && before != choice => Err(Why {
+            order: Some((decision.unit, decision.order)),
+            reason: "the best option depends on where models stand, which the advice's \
+                     moments (counts, restrictions, tokens) do not record"
+                .into(),
+        }),
+        Some(&(_, true)) => Ok(()),
+        Some(_) if !several => Ok(()),
+        _ => {
+            advised.insert(decision.moment.clone(), (choice, several));
+            Ok(())
+        }
+    }
+}
+
+/// The branch of highest value for `side` among `values` (branch-major, `sides` a branch),
+/// ties to the first.
+fn best(values: &[f64], sides: usize, side: usize) -> usize {
+    let of = |j: usize| values[j * sides + side];
+    let n = values.len() / sides;
+    let top = (0..n).map(of).fold(f64::NEG_INFINITY, f64::max);
     let tie = TIE * top.abs().max(1.0);
-    values
-        .iter()
-        .position(|v| v[side] >= top - tie)
-        .unwrap_or(0)
+    (0..n).position(|j| of(j) >= top - tie).unwrap_or(0)
 }
 
 /// A state as text: per unit `<id> <alive>/<size>`, then what is not at its start (`lost`,
 /// `restored`, `damage`, the `wound` on its damaged model, `restricted` commands, `token`),
 /// units joined by `; `.
-fn state_text(ctx: &Ctx<'_>, s: &State) -> String {
+pub(super) fn state_text(ctx: &Ctx<'_>, s: &State) -> String {
     let units = &ctx.plan.scenario().units;
     s.iter()
         .zip(units)

@@ -5,26 +5,20 @@
 //! programme, each a row per unit, so a state of many units is large; and the layouts a
 //! Rally lays down, one per count of models restored, each listing every model of the unit,
 //! so one Rally of a unit with thousands missing lists millions of models. The first is held
-//! to [`state_limit`], the most states of that many units that fit the memory budget; the
-//! second is estimated per unit from the scenario alone by [`check`] before the programme
+//! to [`super::limit::max_states_for`], the most states of that many units that fit the memory
+//! available; the second is estimated per unit from the scenario alone by [`check`] before the programme
 //! starts, and refused over the budget.
 
-use super::state::UnitState;
 use crate::config::limits::MEMORY_BUDGET;
 use crate::rules::world::Model;
 use crate::rules::Plan;
 use crate::scenario::{Command, Game, Order};
 
-/// Bytes per held state beyond its units' rows: the row vector's header and allocation, the
-/// map's node and the probability.
-const STATE_OVERHEAD: u64 = 256;
-/// Bytes per unit of a held state: its row, and in an engagement its declared counts.
-const STATE_PER_UNIT: u64 = (std::mem::size_of::<UnitState>() + 20) as u64;
 /// Bytes per layout beyond its models: its shared allocation's header, its id and hash entry.
 const LAYOUT_OVERHEAD: u128 = 64;
 
 /// The most configurations an engagement's programme (or the backward induction) may expand:
-/// a bound on time. The states held stay under [`state_limit`], but an engagement that cannot
+/// a bound on time. The states held stay under [`super::limit::max_states_for`], but an engagement that cannot
 /// end (units out of reach of each other over a thousand rounds, say) expands the same few
 /// states round after round, in time growing faster than the rounds.
 pub const MAX_EXPANSIONS: u64 = 10_000_000;
@@ -36,33 +30,6 @@ pub fn expansions_reason() -> String {
          time); `[engagement] rounds` drives it: an engagement that goes on round after round \
          is expanded again each round; give fewer rounds",
         crate::format::thousands(MAX_EXPANSIONS)
-    )
-}
-
-/// About the bytes one state of a programme over `units` units holds.
-pub fn state_bytes(units: usize) -> u64 {
-    STATE_OVERHEAD + STATE_PER_UNIT * units as u64
-}
-
-/// The most distinct states a programme over `units` units may hold: `max_states`, or fewer
-/// when that many would not fit the memory budget. Two generations are held at once (the
-/// states before a step and after it; an engagement's configurations to expand and those
-/// ended), hence half the budget each.
-pub fn state_limit(units: usize, max_states: usize) -> usize {
-    let fit = MEMORY_BUDGET / 2 / state_bytes(units);
-    max_states.min(usize::try_from(fit).unwrap_or(usize::MAX))
-}
-
-/// What a refusal at the state limit adds when the budget, not `max_states`, set it.
-pub fn state_limit_reason(units: usize, max_states: usize) -> String {
-    if state_limit(units, max_states) >= max_states {
-        return String::new();
-    }
-    format!(
-        " (set by memory: with {units} units a state takes about {} bytes, and two \
-         generations of states may take at most {}; `[[unit]]` count drives it)",
-        state_bytes(units),
-        crate::format::bytes(u128::from(MEMORY_BUDGET)),
     )
 }
 
@@ -168,16 +135,5 @@ mod tests {
         assert_eq!(rally_bytes(3, 1, true), 6 * LAYOUT_OVERHEAD + 14 * model);
         // Nothing missing: the one layout.
         assert_eq!(rally_bytes(5, 5, false), LAYOUT_OVERHEAD + 5 * model);
-    }
-
-    #[test]
-    fn the_state_limit_follows_the_units_only_past_the_budget() {
-        assert_eq!(state_limit(2, 250_000), 250_000);
-        assert!(state_limit(256, 250_000) < 250_000);
-        let limit = state_limit(256, 250_000) as u64;
-        assert!(limit * state_bytes(256) <= MEMORY_BUDGET / 2);
-        assert!((limit + 1) * state_bytes(256) > MEMORY_BUDGET / 2);
-        assert_eq!(state_limit_reason(2, 250_000), "");
-        assert!(state_limit_reason(256, 250_000).contains("256 units"));
     }
 }

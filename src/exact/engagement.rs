@@ -13,8 +13,8 @@
 //! into it has been merged.
 
 use super::commands::{Ctx, Followed, Refused};
+use super::limit;
 use super::state::{add, Dist, State, UnitState, DEFEND, RUN, SHOOT};
-use super::MAX_STATES;
 use crate::condition::Situation;
 use crate::metrics::{EngagementMetrics, SideMetrics};
 use crate::rules::engagement::schedule::{Next, Stage, Turns};
@@ -240,10 +240,10 @@ impl Programme<'_, '_, '_> {
         self.within_limit()
     }
 
-    /// Refuses a programme over [`MAX_STATES`] configurations, saying what keeps them apart.
+    /// Refuses a programme over the state limit ([`limit`]), saying what keeps them apart.
     fn within_limit(&self) -> Result<(), Why> {
         let units = self.ctx.plan.scenario().units.len();
-        let limit = super::cost::state_limit(units, MAX_STATES);
+        let limit = limit::max_states_for(units);
         let held = self.work.len() + self.ended.len();
         if held <= limit {
             return Ok(());
@@ -254,9 +254,8 @@ impl Programme<'_, '_, '_> {
             .map(|c| &c.state)
             .chain(self.ended.keys().map(|e| &e.0));
         Err(format!(
-            "the dynamic programme holds {held} distinct configurations, over the limit of \
-             {limit}{}; {}",
-            super::cost::state_limit_reason(units, MAX_STATES),
+            "{}; {}",
+            limit::over("the dynamic programme", held, units),
             super::state::breakdown_of_configurations(states)
         )
         .into())

@@ -20,15 +20,17 @@
 //! by backward induction over the same states (`advise`), and `engagement` follows it.
 //!
 //! It refuses, naming the step (or the unit and order) and why, whatever it cannot follow
-//! exactly: Run, card games, and state spaces over [`MAX_STATES`] (saying how many states it
-//! found).
+//! exactly: Run, card games, and state spaces over the limit of [`limit`] (saying how many states
+//! it found and the memory they take).
 
 mod advise;
 mod binomial;
 mod commands;
 pub mod cost;
 mod engagement;
+mod interner;
 mod layouts;
+pub mod limit;
 mod state;
 pub mod validate;
 
@@ -44,10 +46,6 @@ use std::collections::BTreeMap;
 
 pub use advise::{Advice, Decision, OptionValue};
 pub use binomial::pmf as binomial_pmf;
-
-/// The most distinct states a programme may hold after any step (in an engagement, after
-/// any activation: those still to play and those ended).
-pub const MAX_STATES: usize = 250_000;
 
 /// Why a scenario has no exact distribution. What the user can do instead depends on the
 /// command that asked (`exact`, `advise`, `run` with `best` orders, `run --validate`), so the
@@ -111,7 +109,7 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
         at: at.clone(),
         reason,
     })?;
-    let limit = cost::state_limit(scenario.units.len(), MAX_STATES);
+    let limit = limit::max_states_for(scenario.units.len());
     let mut ctx = Ctx::new(plan);
     let start: State = scenario
         .units
@@ -160,10 +158,8 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
         }
         if next.len() > limit {
             return Err(refuse(format!(
-                "after it the dynamic programme holds {} distinct states, over the limit of \
-                 {limit}{}; {}",
-                next.len(),
-                cost::state_limit_reason(scenario.units.len(), MAX_STATES),
+                "after it, {}; {}",
+                limit::over("the dynamic programme", next.len(), scenario.units.len()),
                 state::breakdown(next.keys().map(|(s, _)| s))
             )));
         }
@@ -405,10 +401,23 @@ pub fn advice(plan: &Plan, e: &Engagement, at: &str) -> Result<Advice, Refusal> 
         let more = format!(
             " (`best` is decided only where the exact engine follows every option; the \
              backward induction had reached {} states)",
-            failed.states
+            crate::format::thousands(failed.states as u64)
         );
         Refusal::Advice(Box::new(refusal(plan, e, at, failed.why, &more)))
     })
+}
+
+/// The state a scenario's file describes, as advice.csv writes states: every unit at its
+/// start.
+pub fn start_text(plan: &Plan) -> String {
+    let ctx = Ctx::new(plan);
+    let start: State = plan
+        .scenario()
+        .units
+        .iter()
+        .map(|u| UnitState::starting(u.alive()))
+        .collect();
+    advise::state_text(&ctx, &start)
 }
 
 /// A unit's metrics in a final state.

@@ -50,6 +50,43 @@ impl UnitState {
 
 pub type State = Vec<UnitState>;
 
+/// The words one unit takes packed ([`pack`]).
+pub const UNIT_WORDS: usize = 7;
+
+/// Appends `s`'s units as words, field by field in their order, restrictions and token in one
+/// word: equal states give equal words, and the words of states of as many units compare as
+/// the states do.
+pub fn pack(s: &[UnitState], out: &mut Vec<u32>) {
+    for u in s {
+        out.extend([
+            u.alive,
+            u.restored,
+            u.lost,
+            u.damage_taken,
+            u.wound,
+            u32::from(u.restrictions) << 1 | u32::from(u.token),
+            u.layout,
+        ]);
+    }
+}
+
+/// The state [`pack`] wrote as `words`.
+pub fn unpack(words: &[u32]) -> State {
+    words
+        .chunks_exact(UNIT_WORDS)
+        .map(|w| UnitState {
+            alive: w[0],
+            restored: w[1],
+            lost: w[2],
+            damage_taken: w[3],
+            wound: w[4],
+            restrictions: (w[5] >> 1) as u8,
+            token: w[5] & 1 == 1,
+            layout: w[6],
+        })
+        .collect()
+}
+
 /// [`breakdown`] for an engagement's configurations, which also differ by round, turn,
 /// cursors and what was declared: first how many distinct states they hold, so that a user
 /// sees when those, not the states, keep histories apart.
@@ -103,6 +140,27 @@ pub fn add<K: Ord>(dist: &mut Dist<K>, key: K, p: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_packed_state_unpacks_to_itself() {
+        let s = vec![
+            UnitState {
+                alive: 7,
+                restored: 1,
+                lost: 4,
+                damage_taken: 9,
+                wound: 2,
+                restrictions: RALLY,
+                token: true,
+                layout: 12,
+            },
+            UnitState::starting(3),
+        ];
+        let mut words = Vec::new();
+        pack(&s, &mut words);
+        assert_eq!(words.len(), 2 * UNIT_WORDS);
+        assert_eq!(unpack(&words), s);
+    }
 
     #[test]
     fn the_breakdown_counts_what_keeps_states_apart() {

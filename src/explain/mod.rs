@@ -193,7 +193,8 @@ fn engines(out: &mut String, set: &ScenarioSet, exact: Result<(), &Refusal>) {
             out,
             "  Monte Carlo (`rollcall run`) plays `best` orders as `rollcall advise` works them \
              out, which needs the exact engine: it refuses this scenario (the reason below). \
-             Fixed orders instead of `best` would let it simulate the engagement."
+             `rollcall advise` scores each unit's first decision by rollouts instead; fixed \
+             orders instead of `best` would let it simulate the engagement."
         );
     } else {
         let _ = writeln!(

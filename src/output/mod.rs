@@ -54,6 +54,8 @@ pub struct RunMeta {
 pub const MONTE_CARLO: &str = "monte_carlo";
 /// The `method` of tables the exact engine computed.
 pub const EXACT: &str = "exact";
+/// advice.csv's method for options scored by simulated continuations.
+pub const ROLLOUT: &str = "rollout";
 
 /// Which tables a run.json describes: the scenario (its name, and the hash of its file as read
 /// after `--set`), the rollcall version and the method that made them, and the seed.

@@ -393,16 +393,35 @@ pub struct AdviceRow {
     pub option: String,
     pub value: f64,
     pub best: bool,
+    /// [`super::EXACT`] or [`super::ROLLOUT`].
+    pub method: &'static str,
+    /// Rollouts per option; `None` (written empty) for the exact engine's values.
+    pub trials: Option<u64>,
+    /// The value's 95% interval (the value itself when exact).
+    pub ci95_low: f64,
+    pub ci95_high: f64,
 }
 
-/// `advice.csv`: `scenario,choice,<params>,round,unit,state,option,value,best`.
+/// `advice.csv`:
+/// `scenario,choice,<params>,round,unit,state,option,value,best,method,trials,ci95_low,ci95_high`.
 pub fn advice_csv(scenario: &str, param_names: &[String], rows: &[AdviceRow]) -> Vec<u8> {
     let mut w = writer();
     header(
         &mut w,
         &["scenario", "choice"],
         param_names,
-        &["round", "unit", "state", "option", "value", "best"],
+        &[
+            "round",
+            "unit",
+            "state",
+            "option",
+            "value",
+            "best",
+            "method",
+            "trials",
+            "ci95_low",
+            "ci95_high",
+        ],
     );
     for r in rows {
         record(
@@ -417,6 +436,10 @@ pub fn advice_csv(scenario: &str, param_names: &[String], rows: &[AdviceRow]) ->
                     r.option.clone(),
                     r.value.to_string(),
                     u8::from(r.best).to_string(),
+                    r.method.to_string(),
+                    r.trials.map_or(String::new(), |t| t.to_string()),
+                    r.ci95_low.to_string(),
+                    r.ci95_high.to_string(),
                 ]),
         );
     }

@@ -38,7 +38,7 @@ fn pmf(n: u32, p: f64) -> Vec<f64> {
 
 /// The wardens (6 of 10 models, Resolve 5+, one shot each hitting on 4+) act first: Rally or
 /// Shoot the raiders (6 models, one shot each hitting on 3+), who then shoot back once.
-fn volley(among: &str, objective: &str) -> String {
+pub(crate) fn volley(among: &str, objective: &str) -> String {
     volley_hitting(among, objective, "d6>=4")
 }
 
@@ -81,7 +81,7 @@ orders = [{{ command = "shoot", target = "nearest" }}]
 /// for all), then the raiders' volley kills K ~ Bin(6, 2/3); Shoot kills L ~ Bin(6, 1/2)
 /// raiders, and the 6 - L left kill K ~ Bin(6 - L, 2/3) (none when L = 6: the engagement is
 /// over).
-fn volley_by_hand() -> (f64, f64) {
+pub(crate) fn volley_by_hand() -> (f64, f64) {
     let volley = pmf(6, 2.0 / 3.0);
     let mut rally = 0.0;
     for (r, pr) in pmf(4, 1.0 / 3.0).into_iter().enumerate() {
@@ -351,7 +351,7 @@ fn ties_go_to_the_first_option_listed() {
 
 // ---- the command line ----
 
-fn rollcall(args: &[&str]) -> Output {
+pub(crate) fn rollcall(args: &[&str]) -> Output {
     Process::new(env!("CARGO_BIN_EXE_rollcall"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(args)
@@ -359,7 +359,7 @@ fn rollcall(args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> String {
+pub(crate) fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path.display().to_string()
@@ -390,11 +390,15 @@ fn advise_writes_advice_and_summarises_the_first_decision() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "scenario,choice,round,unit,state,option,value,best"
+        "scenario,choice,round,unit,state,option,value,best,method,trials,ci95_low,ci95_high"
     );
     assert_eq!(lines.len(), 3);
     assert!(lines[1].starts_with("volley,,1,wardens,wardens 6/10; raiders 6/6,rally,"));
-    assert!(lines[2].ends_with(",1"));
+    // An exact value: no trials, its interval the value itself.
+    let cells: Vec<&str> = lines[2].split(',').collect();
+    assert_eq!(&cells[7..10], &["1", "exact", ""], "{}", lines[2]);
+    assert_eq!(cells[6], cells[10]);
+    assert_eq!(cells[6], cells[11]);
     let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     assert!(summary.contains("volley,,wardens.alive,exact,"));
     // run plays the advice and validates it against the exact tables of optimal play.
@@ -501,7 +505,7 @@ formation = { kind = "line", x = 10.0, y = 10.0"#,
 }
 
 #[test]
-fn where_the_exact_engine_refuses_advise_and_run_refuse_naming_the_order_and_the_states() {
+fn where_the_exact_engine_refuses_run_refuses_and_advise_scores_by_rollouts() {
     // Run moves units, which the exact engine does not follow.
     let text = volley(r#"["run", "shoot"]"#, "wardens.alive").replace(
         "resolve = \"d6>=5\"\nweapon",
@@ -510,27 +514,48 @@ fn where_the_exact_engine_refuses_advise_and_run_refuse_naming_the_order_and_the
     assert!(text.contains("move = 6.0"));
     let tmp = tempfile::tempdir().unwrap();
     let file = write(tmp.path(), "run.toml", &text);
-    for args in [
-        vec!["advise", file.as_str()],
-        vec!["run", file.as_str(), "--trials", "100", "--quiet"],
+    let o = rollcall(&["run", &file, "--trials", "100", "--quiet"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    for w in [
+        "cannot advise `best` orders",
+        "unit `wardens`, order #1 (best)",
+        "Run moves units",
+        "had reached 2 states",
+        // What to do instead: no command plays `best` without advice, so the message points
+        // at rollouts and at fixed orders, never at `rollcall run`.
+        "`best` orders are played as `rollcall advise` works them out",
+        "--rollouts N` scores the options of each unit's first decision by simulation",
+        "give the unit fixed orders instead",
     ] {
-        let o = rollcall(&args);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        for w in [
-            "cannot advise `best` orders",
-            "unit `wardens`, order #1 (best)",
-            "Run moves units",
-            "had reached 2 states",
-            // What to do instead: no command plays `best` without advice, so the message
-            // points at `rollcall advise` and at fixed orders, never at `rollcall run`.
-            "`best` orders are played as `rollcall advise` works them out",
-            "give the unit fixed orders instead",
-        ] {
-            assert!(err.contains(w), "{args:?}: wants {w} in {err}");
-        }
-        assert!(!err.contains("use `rollcall run`"), "{args:?}: {err}");
+        assert!(err.contains(w), "wants {w} in {err}");
     }
+    assert!(!err.contains("use `rollcall run`"), "{err}");
+    // `advise` says why and scores the first decision by rollouts instead.
+    let out = tmp.path().join("advice");
+    let o = rollcall(&[
+        "advise",
+        &file,
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "scenario.trials=2000",
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        stdout.contains("the exact engine refuses") && stdout.contains("Run moves units"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("first decision of wardens (wardens.alive, 2,000 rollouts)"),
+        "{stdout}"
+    );
+    let csv = std::fs::read_to_string(out.join("advice.csv")).unwrap();
+    assert!(
+        csv.contains(",run,") && csv.contains(",rollout,2000,"),
+        "{csv}"
+    );
     // `rollcall exact` plays the advice too, and refuses the same way.
     let o = rollcall(&[
         "exact",

@@ -33,6 +33,7 @@ mod rally;
 mod reliability;
 mod report;
 mod resilience;
+mod rollouts;
 mod shards;
 mod state_graph;
 mod sweeps;

@@ -11,6 +11,7 @@
 
 pub mod policy;
 pub(crate) mod prepared;
+pub mod rollout;
 pub mod schedule;
 
 pub use policy::{Moment, Policy, UnitKey};
@@ -25,8 +26,16 @@ use super::world::{UnitState, World};
 use crate::condition::Situation;
 use crate::engine::Draws;
 use crate::metrics::{EngagementMetrics, SideMetrics, UnitMetrics};
-use crate::scenario::{Engagement, Given};
+use crate::scenario::{Command, Engagement, Given};
 use schedule::{FirstSide, Next};
+
+/// A rollout's first decision, not yet taken: the first time one of `unit`'s `best` orders
+/// applies, it declares `command` when it can (and the first option it can otherwise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Forced {
+    pub unit: usize,
+    pub command: Command,
+}
 
 /// Plays one engagement from the starting state, writing the arm's metrics into the start of
 /// `out` (laid out as [`Engagement::metric_names`] lists them).
@@ -38,6 +47,19 @@ pub fn play<'p, D: Draws<'p>>(
     draws: &mut D,
     out: &mut [i64],
 ) {
+    play_forcing(plan, engagement, prepared, world, draws, out, &mut None);
+}
+
+/// [`play`], with `forced` taken at its unit's first `best` decision (then cleared).
+pub fn play_forcing<'p, D: Draws<'p>>(
+    plan: &'p Plan,
+    engagement: &'p Engagement,
+    prepared: &Prepared,
+    world: &mut World,
+    draws: &mut D,
+    out: &mut [i64],
+    forced: &mut Option<Forced>,
+) {
     let out = &mut out[..prepared.len];
     world.reset(plan, 1);
     out.fill(0);
@@ -47,7 +69,7 @@ pub fn play<'p, D: Draws<'p>>(
             break round - 1;
         }
         world.start_round(round);
-        if play_round(plan, engagement, prepared, world, draws, out) == Played::Decided {
+        if play_round(plan, engagement, prepared, world, draws, out, forced) == Played::Decided {
             break round;
         }
         round += 1;
@@ -78,6 +100,7 @@ fn play_round<'p, D: Draws<'p>>(
     world: &mut World,
     draws: &mut D,
     out: &mut [i64],
+    forced: &mut Option<Forced>,
 ) -> Played {
     let schedule = &prepared.schedule;
     let first = match schedule.first_side(world.round) {
@@ -100,7 +123,8 @@ fn play_round<'p, D: Draws<'p>>(
                     world.state_key(key);
                     key.extend(out.iter().map(|&v| v as u64));
                 });
-                activate(plan, engagement, prepared, world, unit, draws, out);
+                let at = At { unit, forced };
+                activate(plan, engagement, prepared, world, at, draws, out);
                 if schedule.decided(on_table(&world.units)) {
                     return Played::Decided;
                 }
@@ -137,6 +161,12 @@ fn write_ends(prepared: &Prepared, world: &World, rounds: u32, out: &mut [i64]) 
     .write(&mut out[prepared.engagement_at..prepared.engagement_at + EngagementMetrics::LEN]);
 }
 
+/// The unit activated, and a rollout's first decision still to take.
+struct At<'f> {
+    unit: usize,
+    forced: &'f mut Option<Forced>,
+}
+
 /// One activation of `unit`: the first of its orders whose condition holds and which can be
 /// declared is declared; with none, the unit does nothing.
 fn activate<'p, D: Draws<'p>>(
@@ -144,10 +174,11 @@ fn activate<'p, D: Draws<'p>>(
     engagement: &'p Engagement,
     prepared: &Prepared,
     world: &mut World,
-    unit: usize,
+    at: At<'_>,
     draws: &mut D,
     out: &mut [i64],
 ) {
+    let unit = at.unit;
     for (i, given) in engagement.orders[unit].iter().enumerate() {
         if let Some(when) = &given.when {
             let mut situation = Activation { plan, world, unit };
@@ -157,16 +188,24 @@ fn activate<'p, D: Draws<'p>>(
         }
         let options = given.order.options();
         // The advised option first; the rest, in `among` order, only play without advice.
-        let advised = match &given.order {
-            Given::Best(_) => plan.policy().and_then(|p| {
+        let forcing = match (&given.order, *at.forced) {
+            (Given::Best(_), Some(f)) if f.unit == unit => Some(f.command),
+            _ => None,
+        };
+        let advised = match (&given.order, forcing) {
+            (Given::Best(_), Some(c)) => options.iter().position(|o| o.command() == c),
+            (Given::Best(_), None) => plan.policy().and_then(|p| {
                 let moment = moment(plan, prepared, world, unit);
                 p.option(&moment, i)
             }),
-            Given::Order(_) => None,
+            (Given::Order(_), _) => None,
         };
         for k in advised.into_iter().chain(0..options.len()) {
             let order = options[k];
             if commands::declare(plan, world, unit, order, draws).is_ok() {
+                if forcing.is_some() {
+                    *at.forced = None;
+                }
                 if let Some(slot) = prepared.declared[unit][order.command().index()] {
                     out[slot] += 1;
                 }
