@@ -37,11 +37,7 @@ fn main() {
             let opts = args.into_options();
             let quiet = opts.quiet;
             on_interrupt_stop();
-            let mut log = |note: app::Note<'_>| match note {
-                app::Note::Info(line) if !quiet => say.err(line),
-                app::Note::Info(_) => {}
-                app::Note::Warning(line) | app::Note::Failure(line) => say.err(line),
-            };
+            let mut log = |note: app::Note<'_>| say.note(note, quiet);
             match app::run(&opts, &mut log) {
                 Ok(status) => status.exit_code(),
                 Err(e) => say.error(&e),
@@ -51,11 +47,7 @@ fn main() {
             let opts = args.into_options();
             let quiet = opts.quiet;
             on_interrupt_stop();
-            let mut log = |note: app::Note<'_>| match note {
-                app::Note::Info(line) if !quiet => say.err(line),
-                app::Note::Info(_) => {}
-                app::Note::Warning(line) | app::Note::Failure(line) => say.err(line),
-            };
+            let mut log = |note: app::Note<'_>| say.note(note, quiet);
             match app::balance(&opts, &mut log) {
                 Ok(balanced) => {
                     for line in &balanced.lines {
@@ -134,6 +126,15 @@ struct Say {
 }
 
 impl Say {
+    /// A note of a long run on standard error; `--quiet` keeps warnings and failures only.
+    fn note(&mut self, note: app::Note<'_>, quiet: bool) {
+        match note {
+            app::Note::Info(line) if !quiet => self.err(line),
+            app::Note::Info(_) => {}
+            app::Note::Warning(line) | app::Note::Failure(line) => self.err(line),
+        }
+    }
+
     /// A line on standard output.
     fn out(&mut self, line: &str) {
         self.out_text(&format!("{line}\n"));
