@@ -65,16 +65,19 @@ fn main() {
             }
             Err(e) => say.error(&e),
         },
-        CommandLine::Advise(args) => match advise(args) {
-            Ok(advised) => {
-                for line in &advised.summary {
-                    say.out(line);
+        CommandLine::Advise(args) => {
+            let (opts, rollouts) = args.into_options();
+            match app::advise(&opts, rollouts) {
+                Ok(advised) => {
+                    for line in &advised.summary {
+                        say.out(line);
+                    }
+                    say.err(&format!("advise -> {}", advised.dir.display()));
+                    0
                 }
-                say.err(&format!("advise -> {}", advised.dir.display()));
-                0
+                Err(e) => say.error(&e),
             }
-            Err(e) => say.error(&e),
-        },
+        }
         CommandLine::Merge { parts, out } => match app::merge(&parts, &out) {
             Ok(dir) => {
                 say.err(&format!("merged -> {}", dir.display()));
@@ -188,10 +191,4 @@ impl Say {
             code
         }
     }
-}
-
-/// `rollcall advise` with its options.
-fn advise(args: rollcall::cli::AdviseArgs) -> Result<app::Advised, app::Error> {
-    let (opts, rollouts) = args.into_options();
-    app::advise(&opts, rollouts)
 }
