@@ -370,6 +370,12 @@ fn write_tables(
     meta: &RunMeta,
     mut extra: Vec<(&str, Vec<u8>)>,
 ) -> Result<PathBuf, Error> {
+    if let Some(bytes) = output::roster::matchups_csv(report) {
+        extra.push(("matchups.csv", bytes));
+    }
+    if let Some(bytes) = output::roster::ratings_csv(report) {
+        extra.push(("ratings.csv", bytes));
+    }
     match crate::cards::tables(report) {
         Some(cards) => {
             extra.extend(cards.files);

@@ -567,6 +567,7 @@ fn report_of(set: &ScenarioSet, variants: Vec<VariantReport>) -> Report {
         both_enumerate: set.variants.iter().all(|v| {
             matches!(&v.scenario().game, Game::Cards(game) if crate::cards::equilibrium::both_enumerate(game))
         }),
+        roster: set.roster.clone(),
     }
 }
 

@@ -19,6 +19,10 @@ pub struct Report {
     /// Kept in a shard's part (left out when false), so a merge writes what the run would.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub both_enumerate: bool,
+    /// A roster run's profiles, for `matchups.csv` and `ratings.csv`; kept in a shard's part
+    /// (left out when `None`), so a merge writes what the run would.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roster: Option<super::roster::Roster>,
 }
 
 /// One sweep point's results.
@@ -513,6 +517,7 @@ mod tests {
                 comparisons: vec![],
             }],
             both_enumerate: false,
+            roster: None,
         };
         let summary = String::from_utf8(summary_csv(&report)).unwrap();
         let lines: Vec<&str> = summary.lines().collect();
@@ -550,6 +555,7 @@ mod tests {
                 }],
             }],
             both_enumerate: false,
+            roster: None,
         };
         let text = String::from_utf8(compare_csv(&report).unwrap()).unwrap();
         let row = text.lines().nth(1).unwrap();

@@ -8,6 +8,7 @@
 //! `minijinja`. Nothing here runs a scenario.
 
 mod balance;
+mod roster;
 mod cards;
 mod charts;
 pub mod input;

@@ -8,6 +8,7 @@
 //! exactly like a key written in the file.
 
 mod balance;
+mod roster;
 mod build;
 mod derived;
 mod designs;
@@ -458,6 +459,8 @@ pub struct ScenarioSet {
     pub hash: u64,
     /// `[balance]`, whose candidates are the variants (one each, in `over` order).
     pub balance: Option<Balance>,
+    /// `[roster]`: its profiles, whose matchups are the arms of the one variant.
+    pub roster: Option<crate::output::roster::Roster>,
 }
 
 impl ScenarioSet {
@@ -507,6 +510,7 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
     let ctx = error::Context {
         file: file.to_string(),
     };
+    let roster = roster::expand(&ctx, &mut value)?;
     let (balance, grid) = match balance::read(&ctx, &value)? {
         Some((balance, grid)) => (Some(balance), grid),
         None => (
@@ -575,6 +579,7 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
         variants,
         hash,
         balance,
+        roster,
     })
 }
 

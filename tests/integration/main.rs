@@ -32,6 +32,7 @@ mod rally;
 mod reliability;
 mod report;
 mod resilience;
+mod roster;
 mod shards;
 mod state_graph;
 mod sweeps;
