@@ -193,7 +193,11 @@ impl Compiled {
             (Game::Steps(_) | Game::Engagement(_), Arms::Designs(_)) => Compiled::Designs(join(
                 set.variants
                     .iter()
-                    .map(|v| Designs::compile(v.arms()))
+                    .map(|v| match set.roster {
+                        // A roster's results are its matchups, not their differences.
+                        Some(_) => Designs::compile_apart(v.arms()),
+                        None => Designs::compile(v.arms()),
+                    })
                     .collect(),
             )),
         }

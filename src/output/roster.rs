@@ -258,7 +258,10 @@ mod tests {
         let r = ratings(&roster, &table);
         let mean_log = strengths.iter().map(|s| s.ln()).sum::<f64>() / 3.0;
         for (got, s) in r.iter().zip(strengths) {
-            assert!((got.rating.unwrap() - (s.ln() - mean_log)).abs() < 1e-5, "{got:?}");
+            assert!(
+                (got.rating.unwrap() - (s.ln() - mean_log)).abs() < 1e-5,
+                "{got:?}"
+            );
         }
         // Profile a against b (1/3) and c (1/5), in both seats.
         let want = (1.0 / 3.0 + 1.0 / 5.0) / 2.0;

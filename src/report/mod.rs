@@ -8,12 +8,12 @@
 //! `minijinja`. Nothing here runs a scenario.
 
 mod balance;
-mod roster;
 mod cards;
 mod charts;
 pub mod input;
 pub mod labels;
 mod page;
+mod roster;
 mod table;
 
 use std::path::{Path, PathBuf};

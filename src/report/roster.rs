@@ -49,12 +49,7 @@ fn matrix(table: &TextTable) -> Option<PivotTable> {
             ids.push(r[first].clone());
         }
     }
-    let cell = |a: &str, b: &str| {
-        table
-            .rows
-            .iter()
-            .find(|r| r[first] == a && r[second] == b)
-    };
+    let cell = |a: &str, b: &str| table.rows.iter().find(|r| r[first] == a && r[second] == b);
     let rows = ids
         .iter()
         .map(|a| {
@@ -102,7 +97,8 @@ fn rating_table(table: &TextTable) -> PivotTable {
         "fair_points",
     ]
     .map(|n| column(table, n));
-    let text = |r: &[String], i: Option<usize>| i.and_then(|i| r.get(i)).cloned().unwrap_or_default();
+    let text =
+        |r: &[String], i: Option<usize>| i.and_then(|i| r.get(i)).cloned().unwrap_or_default();
     let rows = table
         .rows
         .iter()
@@ -120,7 +116,11 @@ fn rating_table(table: &TextTable) -> PivotTable {
                 vec![
                     text(r, points),
                     text(r, models),
-                    format::percent_with_interval(number(r, score), number(r, low), number(r, high)),
+                    format::percent_with_interval(
+                        number(r, score),
+                        number(r, low),
+                        number(r, high),
+                    ),
                     shown(rating),
                     shown(fair),
                 ],

@@ -8,7 +8,6 @@
 //! exactly like a key written in the file.
 
 mod balance;
-mod roster;
 mod build;
 mod derived;
 mod designs;
@@ -18,6 +17,7 @@ mod keys;
 mod orders;
 mod overrides;
 pub mod raw;
+mod roster;
 mod units;
 mod values;
 

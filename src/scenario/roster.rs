@@ -22,8 +22,14 @@ const KEPT: [(&str, &str); 7] = [
     ("side", "the slot keeps its side"),
     ("formation", "the slot keeps its formation"),
     ("orders", "the slot keeps its orders"),
-    ("size", "size follows the budget: budget / points, rounded down"),
-    ("alive", "alive follows the budget: budget / points, rounded down"),
+    (
+        "size",
+        "size follows the budget: budget / points, rounded down",
+    ),
+    (
+        "alive",
+        "alive follows the budget: budget / points, rounded down",
+    ),
     ("missing", "every model of a profile starts alive"),
 ];
 
@@ -143,7 +149,10 @@ fn slots(
         .flatten()
         .filter_map(|u| {
             let id = u.get("id")?.as_str()?;
-            Some((id, u.get("side").and_then(toml::Value::as_str).unwrap_or("")))
+            Some((
+                id,
+                u.get("side").and_then(toml::Value::as_str).unwrap_or(""),
+            ))
         })
         .collect();
     let known: Vec<&str> = units.iter().map(|u| u.0).collect();
@@ -204,30 +213,28 @@ fn profiles(
         if !is_identifier(id) {
             return Err(ctx.invalid(
                 "profile.id",
-                format!(
-                    "{} must be 1 to 64 letters, digits, '_' or '-'",
-                    quoted(id)
-                ),
+                format!("{} must be 1 to 64 letters, digits, '_' or '-'", quoted(id)),
             ));
         }
         let key = |k: &str| format!("profile.{id}.{k}");
         if out.iter().any(|(q, _)| q.id == id) {
             return Err(ctx.invalid(
                 key("id"),
-                format!("id {} is used by two profiles; ids must be unique", quoted(id)),
+                format!(
+                    "id {} is used by two profiles; ids must be unique",
+                    quoted(id)
+                ),
             ));
         }
         let points = match p.get("points") {
             Some(toml::Value::Integer(n)) if *n >= 1 && (*n as u64) <= budget => *n as u64,
-            Some(v) => {
-                return Err(ctx.invalid(
-                    key("points"),
-                    format!(
-                        "{} must be a whole number of points per model from 1 to the budget, {budget}",
-                        clip(&v.to_string())
-                    ),
-                ))
-            }
+            Some(v) => return Err(ctx.invalid(
+                key("points"),
+                format!(
+                    "{} must be a whole number of points per model from 1 to the budget, {budget}",
+                    clip(&v.to_string())
+                ),
+            )),
             None => return Err(ctx.invalid(key("points"), "is missing: points per model")),
         };
         let unit = unit_table(ctx, id, p.get("unit"), slots)?;

@@ -79,7 +79,16 @@ fn matchups_and_scores_follow_the_markov_chain() {
     let file = dir.join("roster.toml");
     std::fs::write(&file, roster_file()).unwrap();
     let trials = TRIALS.to_string();
-    run(dir, &file, "out", &["--trials", &trials, "--seed", "41"]);
+    run(
+        dir,
+        &file,
+        "out",
+        &["--trials", &trials, "--seed", "41", "--report"],
+    );
+    let report = std::fs::read_to_string(dir.join("out/report.md")).unwrap();
+    assert!(report.contains("## Roster") && report.contains("| pike | 2 | 3 |"), "{report}");
+    let html = std::fs::read_to_string(dir.join("out/report.html")).unwrap();
+    assert!(html.contains("id=\"roster-matchups\"") && html.contains("style=\"background:#"));
     let rows = csv_rows(&dir.join("out/matchups.csv"));
     assert_eq!(rows.len(), 9);
     let n = TRIALS as f64;
@@ -159,10 +168,25 @@ fn threads_and_merged_shards_give_the_same_bytes() {
     let file = dir.join("roster.toml");
     std::fs::write(&file, roster_file()).unwrap();
     let common = ["--trials", "150000", "--seed", "7"];
-    run(dir, &file, "one", &[&common[..], &["--threads", "1"]].concat());
-    run(dir, &file, "two", &[&common[..], &["--threads", "2"]].concat());
+    run(
+        dir,
+        &file,
+        "one",
+        &[&common[..], &["--threads", "1"]].concat(),
+    );
+    run(
+        dir,
+        &file,
+        "two",
+        &[&common[..], &["--threads", "2"]].concat(),
+    );
     for shard in ["0/2", "1/2"] {
-        run(dir, &file, "parts", &[&common[..], &["--shard", shard]].concat());
+        run(
+            dir,
+            &file,
+            "parts",
+            &[&common[..], &["--shard", shard]].concat(),
+        );
     }
     let merged = dir.join("merged");
     let parts = dir.join("parts");
@@ -172,10 +196,20 @@ fn threads_and_merged_shards_give_the_same_bytes() {
         "--out",
         merged.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    for name in ["matchups.csv", "ratings.csv", "summary.csv", "compare.csv"] {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The matchups are not compared with each other: their table is matchups.csv.
+    assert!(!dir.join("one/compare.csv").exists());
+    for name in ["matchups.csv", "ratings.csv", "summary.csv", "distribution.csv"] {
         let one = std::fs::read(dir.join("one").join(name)).unwrap();
-        assert_eq!(one, std::fs::read(dir.join("two").join(name)).unwrap(), "{name}");
+        assert_eq!(
+            one,
+            std::fs::read(dir.join("two").join(name)).unwrap(),
+            "{name}"
+        );
         assert_eq!(one, std::fs::read(merged.join(name)).unwrap(), "{name}");
     }
 }
@@ -193,8 +227,16 @@ fn bad_rosters_are_refused_with_the_key_and_value() {
     let file = tmp.path().join("bad.toml");
     let cases: Vec<(String, &[&str])> = vec![
         (
-            edited("slots = [\"blue\", \"red\"]", "slots = [\"blue\", \"reed\"]"),
-            &["roster.slots", "unknown unit \"reed\"", "did you mean \"red\"", "engagement"],
+            edited(
+                "slots = [\"blue\", \"red\"]",
+                "slots = [\"blue\", \"reed\"]",
+            ),
+            &[
+                "roster.slots",
+                "unknown unit \"reed\"",
+                "did you mean \"red\"",
+                "engagement",
+            ],
         ),
         (
             edited("slots = [\"blue\", \"red\"]", "slots = [\"blue\"]"),
