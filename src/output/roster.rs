@@ -4,26 +4,8 @@
 //! writes these tables byte for byte as the run would.
 
 use super::tables::Report;
+pub use super::tables::{Profile, Roster};
 use crate::stats::{bradley_terry, t_critical_95, Histogram, Summary};
-
-/// What a roster run plays: its profiles (in file order) and which metric says each slot won.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Roster {
-    pub budget: u64,
-    pub profiles: Vec<Profile>,
-    /// `<side>.won` of the first slot's side, and of the second's.
-    pub first_won: String,
-    pub second_won: String,
-}
-
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Profile {
-    pub id: String,
-    /// Points per model.
-    pub points: u64,
-    /// Models at the budget: `budget / points`, rounded down.
-    pub models: u64,
-}
 
 /// The choice that plays profile `first` in the first slot against `second` in the second.
 pub fn matchup_id(first: &str, second: &str) -> String {

@@ -22,7 +22,27 @@ pub struct Report {
     /// A roster run's profiles, for `matchups.csv` and `ratings.csv`; kept in a shard's part
     /// (left out when `None`), so a merge writes what the run would.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub roster: Option<super::roster::Roster>,
+    pub roster: Option<Roster>,
+}
+
+/// What a roster run plays: its profiles (in file order) and which metric says each slot won.
+/// (`matchups.csv` and `ratings.csv` are laid out in `output::roster`.)
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Roster {
+    pub budget: u64,
+    pub profiles: Vec<Profile>,
+    /// `<side>.won` of the first slot's side, and of the second's.
+    pub first_won: String,
+    pub second_won: String,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Profile {
+    pub id: String,
+    /// Points per model.
+    pub points: u64,
+    /// Models at the budget: `budget / points`, rounded down.
+    pub models: u64,
 }
 
 /// One sweep point's results.

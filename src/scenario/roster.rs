@@ -226,17 +226,7 @@ fn profiles(
                 ),
             ));
         }
-        let points = match p.get("points") {
-            Some(toml::Value::Integer(n)) if *n >= 1 && (*n as u64) <= budget => *n as u64,
-            Some(v) => return Err(ctx.invalid(
-                key("points"),
-                format!(
-                    "{} must be a whole number of points per model from 1 to the budget, {budget}",
-                    clip(&v.to_string())
-                ),
-            )),
-            None => return Err(ctx.invalid(key("points"), "is missing: points per model")),
-        };
+        let points = points(ctx, &key("points"), p.get("points"), budget)?;
         let unit = unit_table(ctx, id, p.get("unit"), slots)?;
         let profile = Profile {
             id: id.to_string(),
@@ -246,6 +236,23 @@ fn profiles(
         out.push((profile, unit));
     }
     Ok(out)
+}
+
+/// A profile's points per model: a whole number from 1 to the budget.
+fn points(ctx: &Context, key: &str, value: Option<&toml::Value>, budget: u64) -> Result<u64> {
+    match value {
+        Some(toml::Value::Integer(n)) if *n >= 1 && n.unsigned_abs() <= budget => {
+            Ok(n.unsigned_abs())
+        }
+        Some(v) => Err(ctx.invalid(
+            key,
+            format!(
+                "{} must be a whole number of points per model from 1 to the budget, {budget}",
+                clip(&v.to_string())
+            ),
+        )),
+        None => Err(ctx.invalid(key, "is missing: points per model")),
+    }
 }
 
 /// A profile's `unit` table, each key one a slot's unit may take.

@@ -86,7 +86,10 @@ fn matchups_and_scores_follow_the_markov_chain() {
         &["--trials", &trials, "--seed", "41", "--report"],
     );
     let report = std::fs::read_to_string(dir.join("out/report.md")).unwrap();
-    assert!(report.contains("## Roster") && report.contains("| pike | 2 | 3 |"), "{report}");
+    assert!(
+        report.contains("## Roster") && report.contains("| pike | 2 | 3 |"),
+        "{report}"
+    );
     let html = std::fs::read_to_string(dir.join("out/report.html")).unwrap();
     assert!(html.contains("id=\"roster-matchups\"") && html.contains("style=\"background:#"));
     let rows = csv_rows(&dir.join("out/matchups.csv"));
@@ -203,7 +206,12 @@ fn threads_and_merged_shards_give_the_same_bytes() {
     );
     // The matchups are not compared with each other: their table is matchups.csv.
     assert!(!dir.join("one/compare.csv").exists());
-    for name in ["matchups.csv", "ratings.csv", "summary.csv", "distribution.csv"] {
+    for name in [
+        "matchups.csv",
+        "ratings.csv",
+        "summary.csv",
+        "distribution.csv",
+    ] {
         let one = std::fs::read(dir.join("one").join(name)).unwrap();
         assert_eq!(
             one,
@@ -289,4 +297,77 @@ fn bad_rosters_are_refused_with_the_key_and_value() {
             assert!(err.contains(part), "missing {part:?} in: {err}");
         }
     }
+}
+
+#[test]
+fn ratings_csv_recovers_chosen_bradley_terry_strengths() {
+    use rollcall::output::roster::{ratings_csv, Profile, Roster};
+    use rollcall::output::{MetricReport, Report, VariantReport};
+    use rollcall::stats::Histogram;
+    // Strengths 1, 2 and 4: i beats j (draws counting half) with chance s_i / (s_i + s_j);
+    // a tenth of every matchup is drawn, and the matchups hold the expected counts.
+    let strengths = [1.0f64, 2.0, 4.0];
+    let ids = ["a", "b", "c"];
+    let n = 1_000_000u64;
+    let drawn = n / 10;
+    let mut metrics = Vec::new();
+    for (i, a) in ids.iter().enumerate() {
+        for (j, b) in ids.iter().enumerate() {
+            let p = strengths[i] / (strengths[i] + strengths[j]);
+            let first = (p * n as f64).round() as u64 - drawn / 2;
+            let second = n - first - drawn;
+            for (metric, won) in [("blue.won", first), ("red.won", second)] {
+                let mut h = Histogram::new();
+                h.add_count(1, won);
+                h.add_count(0, n - won);
+                metrics.push(MetricReport {
+                    choice: format!("{a} v {b}"),
+                    metric: metric.into(),
+                    histogram: h,
+                });
+            }
+        }
+    }
+    let report = Report {
+        scenario: "synthetic".into(),
+        param_names: vec![],
+        variants: vec![VariantReport {
+            params: vec![],
+            metrics,
+            comparisons: vec![],
+        }],
+        both_enumerate: false,
+        roster: Some(Roster {
+            budget: 10,
+            profiles: ids
+                .iter()
+                .map(|id| Profile {
+                    id: id.to_string(),
+                    points: 1,
+                    models: 10,
+                })
+                .collect(),
+            first_won: "blue.won".into(),
+            second_won: "red.won".into(),
+        }),
+    };
+    let text = String::from_utf8(ratings_csv(&report).unwrap()).unwrap();
+    let mean_log = strengths.iter().map(|s| s.ln()).sum::<f64>() / 3.0;
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    for (row, s) in rows.iter().zip(strengths) {
+        let rating: f64 = row[7].parse().unwrap();
+        // Counts rounded to whole trials move a rating by about 1e-6.
+        assert!((rating - (s.ln() - mean_log)).abs() < 1e-4, "{text}");
+    }
+    // a's score: 1/3 against b and 1/5 against c, from either seat.
+    let score: f64 = rows[0][4].parse().unwrap();
+    assert!(
+        (score - (1.0 / 3.0 + 1.0 / 5.0) / 2.0).abs() < 1e-6,
+        "{text}"
+    );
 }
