@@ -209,7 +209,11 @@ impl Compiled {
             (Game::Steps(_) | Game::Engagement(_), Arms::Designs(_)) => Compiled::Designs(join(
                 set.variants
                     .iter()
-                    .map(|v| Designs::compile(v.arms()))
+                    .map(|v| match set.roster {
+                        // A roster's results are its matchups, not their differences.
+                        Some(_) => Designs::compile_apart(v.arms()),
+                        None => Designs::compile(v.arms()),
+                    })
                     .collect(),
             )),
         }
@@ -391,6 +395,12 @@ fn write_tables(
     meta: &RunMeta,
     mut extra: Vec<(&str, Vec<u8>)>,
 ) -> Result<PathBuf, Error> {
+    if let Some(bytes) = output::roster::matchups_csv(report) {
+        extra.push(("matchups.csv", bytes));
+    }
+    if let Some(bytes) = output::roster::ratings_csv(report) {
+        extra.push(("ratings.csv", bytes));
+    }
     match crate::cards::tables(report) {
         Some(cards) => {
             extra.extend(cards.files);

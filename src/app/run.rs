@@ -573,6 +573,7 @@ fn report_of(set: &ScenarioSet, variants: Vec<VariantReport>) -> Report {
         both_enumerate: set.variants.iter().all(|v| {
             matches!(&v.scenario().game, Game::Cards(game) if crate::cards::equilibrium::both_enumerate(game))
         }),
+        roster: set.roster.clone(),
     }
 }
 

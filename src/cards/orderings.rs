@@ -424,6 +424,7 @@ mod tests {
             param_names: vec!["p".into()],
             variants: vec![variant("1", metrics), variant("2", second)],
             both_enumerate: false,
+            roster: None,
         };
         // No score pairs gathered here: the margins' intervals are empty.
         let text = String::from_utf8(orderings_csv(&report).unwrap()).unwrap();
@@ -457,6 +458,7 @@ mod tests {
             param_names: vec![],
             variants: vec![variant("", vec![metric("", "A.score", &[1])])],
             both_enumerate: false,
+            roster: None,
         };
         assert!(orderings_csv(&plain).is_none());
     }

@@ -13,6 +13,9 @@ pub enum Pairing {
     Every,
     /// Every part with the first, metrics paired by choice and name: sweep points.
     AgainstFirst,
+    /// No part with another: a roster's matchups, whose results are each matchup's own
+    /// (and whose pairs, n^4 / 2 for n profiles, would cost more than the matchups).
+    Apart,
 }
 
 /// Where a pair of [`Joined::pairs`] comes from.
@@ -67,6 +70,7 @@ impl<T: Trial> Joined<T> {
                 .flat_map(|a| (a + 1..parts.len()).map(move |b| (a, b)))
                 .collect(),
             Pairing::AgainstFirst => (1..parts.len()).map(|p| (p, 0)).collect(),
+            Pairing::Apart => Vec::new(),
         };
         for (a, b) in across {
             let of = |p: usize| metric_from[p]..metric_from[p + 1];

@@ -4,6 +4,7 @@
 mod atomic;
 pub mod balance;
 pub mod partial;
+pub mod roster;
 pub mod tables;
 
 pub use atomic::{clear_leftovers, write_atomic, Claim};
@@ -136,6 +137,8 @@ pub const RUN_FILES: &[&str] = &[
     "advice.csv",
     "validation.csv",
     "balance.csv",
+    "matchups.csv",
+    "ratings.csv",
     "run.json",
     CHECKPOINT_FILE,
     "report.html",

@@ -19,6 +19,30 @@ pub struct Report {
     /// Kept in a shard's part (left out when false), so a merge writes what the run would.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub both_enumerate: bool,
+    /// A roster run's profiles, for `matchups.csv` and `ratings.csv`; kept in a shard's part
+    /// (left out when `None`), so a merge writes what the run would.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roster: Option<Roster>,
+}
+
+/// What a roster run plays: its profiles (in file order) and which metric says each slot won.
+/// (`matchups.csv` and `ratings.csv` are laid out in `output::roster`.)
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Roster {
+    pub budget: u64,
+    pub profiles: Vec<Profile>,
+    /// `<side>.won` of the first slot's side, and of the second's.
+    pub first_won: String,
+    pub second_won: String,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Profile {
+    pub id: String,
+    /// Points per model.
+    pub points: u64,
+    /// Models at the budget: `budget / points`, rounded down.
+    pub models: u64,
 }
 
 /// One sweep point's results.
@@ -536,6 +560,7 @@ mod tests {
                 comparisons: vec![],
             }],
             both_enumerate: false,
+            roster: None,
         };
         let summary = String::from_utf8(summary_csv(&report)).unwrap();
         let lines: Vec<&str> = summary.lines().collect();
@@ -573,6 +598,7 @@ mod tests {
                 }],
             }],
             both_enumerate: false,
+            roster: None,
         };
         let text = String::from_utf8(compare_csv(&report).unwrap()).unwrap();
         let row = text.lines().nth(1).unwrap();

@@ -298,7 +298,7 @@ fn not_unique(game: &Game, mix: &Mix, names: &[String]) -> Vec<String> {
 }
 
 /// A heat map's colour for a value at `t` between the lowest (0, white) and the highest (1).
-fn shade(t: f64) -> String {
+pub(super) fn shade(t: f64) -> String {
     let t = if t.is_finite() {
         t.clamp(0.0, 1.0)
     } else {

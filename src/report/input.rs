@@ -108,6 +108,9 @@ pub struct Results {
     pub equilibrium: Option<TextTable>,
     /// `balance.csv`, when the folder is a balance search's.
     pub balance: Option<TextTable>,
+    /// `matchups.csv` and `ratings.csv`, when the folder is a roster run's.
+    pub matchups: Option<TextTable>,
+    pub ratings: Option<TextTable>,
 }
 
 /// Reads a results folder; `summary.csv`, `distribution.csv` and `run.json` must be there.
@@ -189,6 +192,8 @@ pub fn read(dir: &Path) -> Result<Results, ReportError> {
         orderings: text_table(&dir.join("orderings.csv"))?,
         equilibrium: text_table(&dir.join("equilibrium.csv"))?,
         balance: text_table(&dir.join("balance.csv"))?,
+        matchups: text_table(&dir.join("matchups.csv"))?,
+        ratings: text_table(&dir.join("ratings.csv"))?,
     })
 }
 

@@ -13,6 +13,7 @@ mod charts;
 pub mod input;
 pub mod labels;
 mod page;
+mod roster;
 mod table;
 
 use std::path::{Path, PathBuf};

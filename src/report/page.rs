@@ -29,6 +29,8 @@ pub struct Page {
     pub cards: Option<CardSection>,
     /// A balance search's answer and candidates, shown first.
     pub balance: Option<super::balance::BalanceSection>,
+    /// A roster run's matchup matrix and ratings, shown first.
+    pub roster: Option<super::roster::RosterSection>,
 }
 
 #[derive(Debug, Serialize)]
@@ -275,6 +277,7 @@ pub fn build(results: &Results) -> Result<Page, ReportError> {
         sweep,
         cards: cards::section(results),
         balance: super::balance::section(results),
+        roster: super::roster::section(results),
     })
 }
 

@@ -16,6 +16,11 @@ impl Joined<Plan> {
         Joined::new(arms.iter().map(Plan::compile).collect(), Pairing::Every)
     }
 
+    /// Compiles one arm per scenario, no arm compared with another: a roster's matchups.
+    pub fn compile_apart(arms: &[Scenario]) -> Designs {
+        Joined::new(arms.iter().map(Plan::compile).collect(), Pairing::Apart)
+    }
+
     /// Disables every arm's precomputed fast paths (for tests that check them against the
     /// general path).
     pub fn force_general_path(self) -> Designs {

@@ -108,6 +108,12 @@ const BALANCE: &[Key] = &[
     ("target", Value),
 ];
 
+/// `[[profile]]`: its `unit` keys are checked as unit keys of a slot by `roster::expand`.
+const PROFILE: &[Key] = &[("id", Value), ("points", Value), ("unit", Any)];
+
+/// `[roster]`: its values are read and checked by `roster::expand`.
+const ROSTER: &[Key] = &[("budget", Value), ("slots", Value)];
+
 /// The whole file. `[sweep]` keys are key paths, checked when applied; the `[cards]` keys are
 /// the card loader's.
 pub(super) const FILE: &[Key] = &[
@@ -122,6 +128,8 @@ pub(super) const FILE: &[Key] = &[
     ("cards", Table(crate::cards::SECTION_KEYS)),
     ("metrics", Any),
     ("balance", Table(BALANCE)),
+    ("profile", ById(PROFILE, None)),
+    ("roster", Table(ROSTER)),
 ];
 
 /// Checks the keys of a scenario's text; see [`check_text`].

@@ -17,6 +17,7 @@ mod keys;
 mod orders;
 mod overrides;
 pub mod raw;
+mod roster;
 mod units;
 mod values;
 
@@ -458,6 +459,8 @@ pub struct ScenarioSet {
     pub hash: u64,
     /// `[balance]`, whose candidates are the variants (one each, in `over` order).
     pub balance: Option<Balance>,
+    /// `[roster]`: its profiles, whose matchups are the arms of the one variant.
+    pub roster: Option<crate::output::roster::Roster>,
 }
 
 impl ScenarioSet {
@@ -513,6 +516,7 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
     let ctx = error::Context {
         file: file.to_string(),
     };
+    let roster = roster::expand(&ctx, &mut value)?;
     let (balance, grid) = match balance::read(&ctx, &value)? {
         Some((balance, grid)) => (Some(balance), grid),
         None => (
@@ -584,6 +588,7 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
         variants,
         hash,
         balance,
+        roster,
     })
 }
 

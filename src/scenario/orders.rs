@@ -56,7 +56,11 @@ pub(super) fn choices(ctx: &Context, raw: &RawFile, units: &[Unit]) -> Result<Ve
 pub(super) fn choice_id(ctx: &Context, choices: &[RawChoice], i: usize) -> Result<()> {
     let id = &choices[i].id;
     let key = format!("choice.{id}.id");
-    if !is_identifier(id) {
+    // A roster's matchups are named `i v j` after two profile ids.
+    let matchup = id
+        .split_once(" v ")
+        .is_some_and(|(a, b)| is_identifier(a) && is_identifier(b));
+    if !is_identifier(id) && !matchup {
         return Err(ctx.invalid(
             key,
             format!(

@@ -26,6 +26,26 @@ pub struct RawFile {
     /// Derived metrics, name -> expression; read as a table so its keys keep file order.
     pub metrics: Option<toml::Table>,
     pub balance: Option<RawBalance>,
+    #[serde(default)]
+    pub profile: Vec<RawProfile>,
+    pub roster: Option<RawRoster>,
+}
+
+/// `[[profile]]`, as values: `roster::expand` checks them with messages of its own.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawProfile {
+    pub id: Option<toml::Value>,
+    pub points: Option<toml::Value>,
+    pub unit: Option<toml::Value>,
+}
+
+/// `[roster]`, as values: `roster::expand` checks them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRoster {
+    pub budget: Option<toml::Value>,
+    pub slots: Option<toml::Value>,
 }
 
 /// `[balance]`, as values: `balance::read` checks them with messages of its own.

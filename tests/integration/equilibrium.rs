@@ -235,6 +235,7 @@ fn report(a: &[&str], b: &[&str], scores: &[[Vec<i64>; 2]]) -> Report {
             comparisons,
         }],
         both_enumerate: true,
+        roster: None,
     }
 }
 

@@ -443,6 +443,7 @@ fn simulate(set: &ScenarioSet, trials: u64, seed: u64) -> Report {
         param_names: set.param_names.clone(),
         variants,
         both_enumerate: false,
+        roster: None,
     }
 }
 

@@ -34,6 +34,7 @@ mod reliability;
 mod report;
 mod resilience;
 mod rollouts;
+mod roster;
 mod shards;
 mod state_graph;
 mod sweeps;

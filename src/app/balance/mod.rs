@@ -146,6 +146,7 @@ fn candidate_set(set: &ScenarioSet, k: usize) -> ScenarioSet {
         variants: vec![set.variants[k].clone()],
         hash: set.hash,
         balance: set.balance.clone(),
+        roster: None,
     }
 }
 
@@ -318,6 +319,7 @@ impl Search<'_> {
             param_names: self.set.param_names.clone(),
             variants,
             both_enumerate: false,
+            roster: None,
         };
         let complete = answer.is_some();
         let trials = TrialsPlayed {
