@@ -6,7 +6,7 @@
 //! know in advance what a programme of `n` states needs asks [`bytes_for`].
 
 use crate::format::{count_si, thousands};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The bytes one state takes, as the limit counts them: measured at the peak of a whole
 /// command, about 250 for the backward induction of `configs/advise-long-duel.toml` (a
@@ -31,6 +31,10 @@ pub const QUICK_LOOK: usize = 800_000;
 
 /// The limit set by `--max-states`; 0: none given, the default applies.
 static LIMIT: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether the limit in force is [`QUICK_LOOK`], set by [`look_quickly`]: a refusal then says
+/// that `rollcall exact` goes further.
+static QUICK: AtomicBool = AtomicBool::new(false);
 
 /// The bytes a state takes, as the limit counts them.
 pub fn state_bytes() -> u64 {
@@ -65,6 +69,7 @@ pub fn default_limit() -> usize {
 /// Sets the limit from `--max-states` (`None`: the default). Refuses 0, and a limit whose
 /// states would need more memory than is available, before anything is allocated.
 pub fn set(max_states: Option<u64>) -> Result<(), String> {
+    QUICK.store(false, Ordering::Relaxed);
     let Some(n) = max_states else {
         LIMIT.store(0, Ordering::Relaxed);
         return Ok(());
@@ -72,6 +77,12 @@ pub fn set(max_states: Option<u64>) -> Result<(), String> {
     let n = check(n, available_memory())?;
     LIMIT.store(n, Ordering::Relaxed);
     Ok(())
+}
+
+/// Sets the limit to [`QUICK_LOOK`], for `rollcall explain`.
+pub fn look_quickly() {
+    LIMIT.store(QUICK_LOOK, Ordering::Relaxed);
+    QUICK.store(true, Ordering::Relaxed);
 }
 
 /// `--max-states n` against `available` bytes of memory: the limit, or why not.
@@ -146,9 +157,14 @@ pub fn over(what: &str, held: usize, units: usize) -> String {
     } else {
         String::new()
     };
+    let source = if QUICK.load(Ordering::Relaxed) {
+        "`explain` looks only this far: `rollcall exact` goes as far as `--max-states`, by \
+         default what half the memory available holds, and may take it"
+    } else {
+        "`--max-states`, by default what half the memory available holds"
+    };
     format!(
-        "{what} reached {} distinct states, over the limit of {} (`--max-states`, by default \
-         what half the memory available holds{by_memory}); those states alone need about {}B \
+        "{what} reached {} distinct states, over the limit of {} ({source}{by_memory}); those states alone need about {}B \
          ({} bytes a state) and the programme needs more: raise the limit with --max-states N \
          where the memory allows",
         thousands(held as u64),

@@ -220,22 +220,10 @@ fn engines(out: &mut String, set: &ScenarioSet, exact: Result<(), &Refusal>) {
             );
         }
         Err(refusal) => {
-            let text = refusal.to_string();
-            // `explain` looks only a short way ([`crate::exact::limit::QUICK_LOOK`]).
-            let further = if text.contains("distinct states, over the limit of") {
-                format!(
-                    " `explain` looks only as far as {} states: `rollcall exact` goes as far as \
-                     its limit (`--max-states`, by default what half the memory available \
-                     holds) and may take it.",
-                    thousands(crate::exact::limit::QUICK_LOOK as u64)
-                )
-            } else {
-                String::new()
-            };
             let _ = writeln!(
                 out,
                 "  Exact (`rollcall exact`): refuses this scenario, so `rollcall run --validate` \
-                 cannot check it either. The reason: {text}.{further}"
+                 cannot check it either. The reason: {refusal}."
             );
         }
     }

@@ -7,44 +7,13 @@
 //! an uninterrupted run (byte for byte), the documented exit statuses, or the values written
 //! into the results the report is made from.
 
+use crate::common::process::{config, listing, rollcall, run, run_ok, wait_for};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn config(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("configs")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn rollcall(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_rollcall"));
-    c.current_dir(dir).args(args);
-    c
-}
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    rollcall(dir, args).output().expect("binary runs")
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn run_ok(dir: &Path, args: &[&str]) {
-    let out = run(dir, args);
-    assert!(out.status.success(), "rollcall {args:?}: {}", stderr(&out));
-}
-
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    names
 }
 
 /// A quick duel run (3 sweep points) into `out`, from `root`.
@@ -128,21 +97,6 @@ fn two_reports_into_one_place_are_refused_naming_both() {
     run_ok(root, &["report", "a/res", "c/other", "--out", "S"]);
     for file in ["a/res", "b/res", "S/res", "S/other"] {
         assert!(root.join(file).join("report.md").is_file(), "{file}");
-    }
-}
-
-/// Waits for `child`, failing the test after `limit`.
-fn wait_for(child: &mut Child, limit: Duration) -> ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("rollcall did not exit within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
     }
 }
 

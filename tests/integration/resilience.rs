@@ -4,37 +4,10 @@
 //! The truth each test checks against is an uninterrupted run of the same scenario and flags
 //! (for the tables, byte for byte), or the reference folders of the two runs racing.
 
+use crate::common::process::{config, listing, rollcall, run, run_ok, wait_for};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn config(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("configs")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn rollcall(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_rollcall"));
-    c.current_dir(dir).args(args);
-    c
-}
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    rollcall(dir, args).output().expect("binary runs")
-}
-
-fn run_ok(dir: &Path, args: &[&str]) {
-    let out = run(dir, args);
-    assert!(
-        out.status.success(),
-        "rollcall {args:?}: {:?}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 fn spawn(dir: &Path, args: &[&str]) -> Child {
     rollcall(dir, args)
@@ -57,21 +30,6 @@ fn signal(child: &Child, name: &str) {
     assert!(sent.success());
 }
 
-/// Waits for `child`, failing the test after `limit`.
-fn wait_for(child: &mut Child, limit: Duration) -> ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("rollcall did not exit within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 /// Waits until `path` exists while `child` runs; false when the child exited first.
 fn appears(child: &mut Child, path: &Path) -> bool {
     let start = Instant::now();
@@ -83,15 +41,6 @@ fn appears(child: &mut Child, path: &Path) -> bool {
         std::thread::sleep(Duration::from_millis(5));
     }
     true
-}
-
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    names
 }
 
 fn run_json(dir: &Path) -> serde_json::Value {

@@ -2,6 +2,7 @@
 //! and compare a histogram with an exact pmf within 5 standard errors and by chi-square.
 #![allow(dead_code)]
 
+pub mod process;
 pub mod shootout;
 
 use rollcall::engine::{self, Gathered, Monitor, RunSpec, Shard, Trial};
