@@ -338,7 +338,7 @@ fn explore(
         },
     };
     let units = explorer.ctx.plan.scenario().units.len();
-    let limit = limit::max_states_for(units);
+    let limit = explorer.ctx.max_states;
     let mut expanded = 0;
     while let Some((node, id)) = explorer.explored.graph.work.pop_first() {
         expanded += 1;

@@ -37,6 +37,9 @@ pub struct Ctx<'a> {
     /// Unsaved hits when each of `alive` models rolls its attacks, by (alive, attacks, hit,
     /// save).
     rolled: HashMap<RolledKey, Rc<[f64]>>,
+    /// The state limit for this scenario's units, read once: it reads `/proc/meminfo`, too
+    /// slow to ask at every step of a programme.
+    pub max_states: usize,
 }
 
 /// Models rolling attacks, their attacks, the hit and the save probability.
@@ -93,6 +96,7 @@ impl<'a> Ctx<'a> {
             pmfs: Pmfs::default(),
             unsaved: HashMap::new(),
             rolled: HashMap::new(),
+            max_states: super::limit::max_states_for(plan.scenario().units.len()),
         }
     }
 

@@ -243,9 +243,8 @@ impl Programme<'_, '_, '_> {
     /// Refuses a programme over the state limit ([`limit`]), saying what keeps them apart.
     fn within_limit(&self) -> Result<(), Why> {
         let units = self.ctx.plan.scenario().units.len();
-        let limit = limit::max_states_for(units);
         let held = self.work.len() + self.ended.len();
-        if held <= limit {
+        if held <= self.ctx.max_states {
             return Ok(());
         }
         let states = self

@@ -109,8 +109,8 @@ pub fn choice(plan: &Plan, choice: &Choice, at: &str) -> Result<Vec<Metric>, Ref
         at: at.clone(),
         reason,
     })?;
-    let limit = limit::max_states_for(scenario.units.len());
     let mut ctx = Ctx::new(plan);
+    let limit = ctx.max_states;
     let start: State = scenario
         .units
         .iter()
