@@ -13,13 +13,27 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Games each scenario plays per kernel, spread over its sweep points and arms: every trial
+/// draws from every lane of the kernel, so a roster of 25 matchups needs no more of them than
+/// a single duel does to show a kernel's difference.
+const GAMES: usize = 300_000;
+
+/// Trials per sweep point and arm for `scenario`: [`GAMES`] shared out, at least 4,096 (every
+/// lane of a chunk's streams is drawn many times over).
+fn trials_for(scenario: &Path) -> String {
+    let set = rollcall::scenario::load(scenario, &[]).expect("shipped scenarios load");
+    let games: usize = set.variants.iter().map(|v| v.arms().len()).sum();
+    (GAMES / games.max(1)).max(4_096).to_string()
+}
+
 /// The CSV tables `rollcall run SCENARIO` writes with kernel `kernel`, by name.
 fn tables(scenario: &Path, kernel: Kernel) -> Vec<(String, Vec<u8>)> {
     let out = tempfile::tempdir().unwrap();
+    let trials = trials_for(scenario);
     let status = Command::new(env!("CARGO_BIN_EXE_rollcall"))
         .current_dir(root())
         .env("ROLLCALL_SIMD", kernel.name())
-        .args(["run", "--trials", "300000", "--threads", "2"])
+        .args(["run", "--trials", &trials, "--threads", "2"])
         .arg(scenario)
         .arg("--out")
         .arg(out.path())

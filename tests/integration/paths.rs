@@ -18,14 +18,17 @@ fn shortcuts_give_exactly_what_the_general_path_gives() {
             continue;
         }
         let set = scenario::load(&path, &[]).expect("shipped scenarios load");
-        // Every seventh sweep point of the big table, all points of the others.
-        let step = if set.variants.len() > 10 { 7 } else { 1 };
-        // Every arm of a file whose choices are designs (`set`), each compiled on its own.
-        for arm in set.variants.iter().step_by(step).flat_map(|v| v.arms()) {
+        // Every arm of a file whose choices are designs (`set`) or matchups (a roster), each
+        // compiled on its own; every seventh of a file with many (the big table, the roster).
+        let arms: Vec<_> = set.variants.iter().flat_map(|v| v.arms()).collect();
+        let step = if arms.len() > 10 { 7 } else { 1 };
+        let arms: Vec<_> = arms.into_iter().step_by(step).collect();
+        // About 150,000 games a file, at least 20,000 an arm; odd, so never a multiple of the
+        // chunk or lane count, and partial chunks and lanes run too.
+        let trials = (150_000 / arms.len() as u64).max(20_000) | 1;
+        for arm in arms {
             let fast = Plan::compile(arm);
             let general = Plan::compile(arm).force_general_path();
-            // Not a multiple of the chunk or lane count, so partial chunks and lanes run too.
-            let trials = 150_003;
             assert_eq!(
                 common::gather(&fast, trials, 2024, 2),
                 common::gather(&general, trials, 2024, 2),
