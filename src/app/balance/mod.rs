@@ -16,7 +16,7 @@ use crate::engine::{MetricName, Pool, Ranges};
 use crate::output::balance::{balance_csv, BalanceAnswer, BalanceRow, Crossing};
 use crate::scenario::Balance;
 use crate::stats::Summary;
-use search::{Answer, Next, Side};
+use search::{Answer, Decider, Next, Side};
 use std::ops::Range;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -429,7 +429,9 @@ impl Search<'_> {
                     mean: s.mean,
                     ci95_low: s.ci95_low,
                     ci95_high: s.ci95_high,
-                    relative: Side::of(s, self.balance.target).name(),
+                    relative: Decider::new(self.balance.target, self.trials_max)
+                        .side(s)
+                        .name(),
                     closest: closest == Some(k),
                     contradicts,
                 })
@@ -471,7 +473,9 @@ impl Search<'_> {
                 lines.push(format!("  {}", shown(i)));
                 lines.push(format!("  {}", shown(j)));
             }
-            None if Side::of(summary(answer.closest), b.target) == Side::Undecided => {
+            None if Decider::new(b.target, self.trials_max).side(summary(answer.closest))
+                == Side::Undecided =>
+            {
                 lines.push(format!(
                     "{}: {} cannot be told from {target} at 95% at {}",
                     self.set.name,

@@ -10,12 +10,19 @@
 //! its side of the target is undecided at 95% (up to the most allowed per candidate). Once two
 //! candidates contradict the direction at 95%, every candidate is played the same way and the
 //! answer is read from all of them.
+//!
+//! A candidate's side is read after each batch, so a plain 95% interval read at every look
+//! would call a candidate sitting on the target decided far more often than 5% of the time.
+//! [`Decider`] splits the 5% among the looks a candidate can have (Bonferroni), so the chance
+//! that any look calls a candidate on the wrong side stays within 5%.
 
 use crate::stats::Summary;
+use statrs::distribution::{ContinuousCDF, Normal};
 
-/// Trials a candidate is first played with: enough for a 95% interval to place a candidate
-/// far from the target, few enough that such candidates cost little.
-pub const FIRST_BATCH: u64 = 256;
+/// Trials a candidate is first played with: enough for an interval to place a candidate far
+/// from the target, few enough that such candidates cost little, and small beside what the
+/// candidates nearest the target need, so that the search costs a fraction of a sweep.
+pub const FIRST_BATCH: u64 = 64;
 
 /// A candidate's side of the target, at 95% confidence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,17 +32,53 @@ pub enum Side {
     Undecided,
 }
 
-impl Side {
-    pub fn of(s: &Summary, target: f64) -> Side {
-        if s.ci95_high < target {
+/// Reads candidates' sides of `target`, at 95% over all the looks a candidate can have.
+#[derive(Debug, Clone, Copy)]
+pub struct Decider {
+    target: f64,
+    /// Standard errors a mean must lie from the target to be decided.
+    z: f64,
+}
+
+impl Decider {
+    /// For a search whose candidates have at most `trials_max` trials each.
+    pub fn new(target: f64, trials_max: u64) -> Decider {
+        let tail = 0.025 / f64::from(looks(trials_max));
+        let z = Normal::new(0.0, 1.0)
+            .expect("the standard normal is valid")
+            .inverse_cdf(1.0 - tail);
+        Decider { target, z }
+    }
+
+    pub fn target(&self) -> f64 {
+        self.target
+    }
+
+    pub fn side(&self, s: &Summary) -> Side {
+        let half = self.z * s.std_error;
+        if s.mean + half < self.target {
             Side::Below
-        } else if s.ci95_low > target {
+        } else if s.mean - half > self.target {
             Side::Above
         } else {
             Side::Undecided
         }
     }
+}
 
+/// How many times a candidate's side can be read: after its first batch and after each
+/// doubling, up to `trials_max`.
+pub fn looks(trials_max: u64) -> u32 {
+    let mut n = FIRST_BATCH.min(trials_max).max(1);
+    let mut looks = 1;
+    while n < trials_max {
+        n = n.saturating_mul(2).min(trials_max);
+        looks += 1;
+    }
+    looks
+}
+
+impl Side {
     pub fn name(self) -> &'static str {
         match self {
             Side::Below => "below",
@@ -74,7 +117,8 @@ pub struct Answer {
 /// The search's next step, from each candidate's summary (`None`: not played yet).
 pub fn next(seen: &[Option<Summary>], target: f64, trials_max: u64) -> Next {
     let k = seen.len();
-    let side = |i: usize| seen[i].as_ref().map(|s| Side::of(s, target));
+    let decider = Decider::new(target, trials_max);
+    let side = |i: usize| seen[i].as_ref().map(|s| decider.side(s));
     let trials = |i: usize| seen[i].as_ref().map_or(0, |s| s.trials);
     // A candidate that may still learn its side: not played, or undecided below the most.
     let open = |i: usize| match side(i) {
@@ -104,19 +148,23 @@ pub fn next(seen: &[Option<Summary>], target: f64, trials_max: u64) -> Next {
         }
     }
     if violations.is_empty() {
-        if let Some(i) = bisect(seen, target, &open) {
+        if let Some(i) = bisect(seen, &decider, &open) {
             return grow(i);
         }
     }
-    Next::Done(answer(seen, target, trials_max, violations))
+    Next::Done(answer(seen, &decider, trials_max, violations))
 }
 
 /// The candidate to play next between the last candidate on the first end's side and the
 /// first after it on the other end's side, or `None` once they are adjacent, the ends are on
 /// one side, or a candidate between them is undecided at the most trials.
-fn bisect(seen: &[Option<Summary>], target: f64, open: &dyn Fn(usize) -> bool) -> Option<usize> {
+fn bisect(
+    seen: &[Option<Summary>],
+    decider: &Decider,
+    open: &dyn Fn(usize) -> bool,
+) -> Option<usize> {
     let k = seen.len();
-    let side = |i: usize| seen[i].as_ref().map(|s| Side::of(s, target));
+    let side = |i: usize| seen[i].as_ref().map(|s| decider.side(s));
     let (first, last) = (side(0)?, side(k - 1)?);
     if first == Side::Undecided || last == Side::Undecided || first == last {
         return None;
@@ -170,10 +218,11 @@ pub fn violations(seen: &[Option<Summary>]) -> Vec<(usize, usize)> {
 
 fn answer(
     seen: &[Option<Summary>],
-    target: f64,
+    decider: &Decider,
     trials_max: u64,
     violations: Vec<(usize, usize)>,
 ) -> Answer {
+    let target = decider.target();
     let played: Vec<(usize, &Summary)> = seen
         .iter()
         .enumerate()
@@ -203,7 +252,7 @@ fn answer(
         .filter(|&i| {
             seen[i]
                 .as_ref()
-                .is_some_and(|s| Side::of(s, target) == Side::Undecided && s.trials >= trials_max)
+                .is_some_and(|s| decider.side(s) == Side::Undecided && s.trials >= trials_max)
         })
         .collect();
     Answer {
@@ -286,7 +335,7 @@ mod tests {
                 to: 512
             }
         );
-        seen[4] = s(512, 2.05, 0.04);
+        seen[4] = s(512, 2.05, 0.03);
         assert_eq!(
             next(&seen, 2.0, 10_000),
             Next::Play {
@@ -302,6 +351,22 @@ mod tests {
         assert_eq!(answer.pair, Some((3, 4)));
         assert_eq!(answer.closest, 4);
         assert!(answer.violations.is_empty() && answer.undecided_at_max.is_empty());
+    }
+
+    #[test]
+    fn the_five_percent_is_shared_among_the_looks() {
+        // 64, 128, ..., 8192 and then 10,000: nine looks.
+        assert_eq!((looks(64), looks(65), looks(128), looks(10_000)), (1, 2, 2, 9));
+        assert_eq!(looks(10), 1);
+        // One look: the plain two-sided 95% point, 1.959964.
+        let one = Decider::new(0.0, FIRST_BATCH);
+        assert!((one.z - 1.959_964).abs() < 1e-6, "{}", one.z);
+        // Nine looks: each at 5% / 9, two-sided, Φ⁻¹(1 - 0.05 / 18) = 2.773 (tables).
+        let nine = Decider::new(0.0, 10_000);
+        assert!((nine.z - 2.773).abs() < 2e-3, "{}", nine.z);
+        // 2.5 standard errors from the target: decided on one look, not on nine.
+        let at = s(100, 0.25, 0.1 * 1.96).unwrap();
+        assert_eq!((one.side(&at), nine.side(&at)), (Side::Above, Side::Undecided));
     }
 
     #[test]
