@@ -356,7 +356,10 @@ mod tests {
     #[test]
     fn the_five_percent_is_shared_among_the_looks() {
         // 64, 128, ..., 8192 and then 10,000: nine looks.
-        assert_eq!((looks(64), looks(65), looks(128), looks(10_000)), (1, 2, 2, 9));
+        assert_eq!(
+            (looks(64), looks(65), looks(128), looks(10_000)),
+            (1, 2, 2, 9)
+        );
         assert_eq!(looks(10), 1);
         // One look: the plain two-sided 95% point, 1.959964.
         let one = Decider::new(0.0, FIRST_BATCH);
@@ -366,7 +369,10 @@ mod tests {
         assert!((nine.z - 2.773).abs() < 2e-3, "{}", nine.z);
         // 2.5 standard errors from the target: decided on one look, not on nine.
         let at = s(100, 0.25, 0.1 * 1.96).unwrap();
-        assert_eq!((one.side(&at), nine.side(&at)), (Side::Above, Side::Undecided));
+        assert_eq!(
+            (one.side(&at), nine.side(&at)),
+            (Side::Above, Side::Undecided)
+        );
     }
 
     #[test]
