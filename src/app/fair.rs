@@ -69,12 +69,31 @@ pub(super) fn fill(
         Ok::<_, Error>(Some(found))
     })?;
     let Some(found) = found else {
+        log(Note::Warning(&format!(
+            "{}: the search for fair points was interrupted: every trial of the matchups was played, and the fair_points column is left empty until the run is resumed (the search starts again)",
+            run.set.name
+        )));
         return Ok(false);
     };
     let seconds = start.elapsed().as_secs_f64();
+    let played: u64 = found.iter().map(|(_, f)| f.trials).sum();
+    let sweep: u64 = found
+        .iter()
+        .map(|(_, f)| f.most.saturating_mul(trials_max))
+        .sum();
     for (i, fair) in found {
-        tell(run, roster, i, &fair, seconds, log);
+        tell(run, roster, i, &fair, log);
         roster.profiles[i].fair = Some(fair);
+    }
+    if !owned.is_empty() {
+        log(Note::Info(&format!(
+            "{}: fair points of {} searched in {seconds:.2} s: {} trials ({} of a sweep of every model count at {} trials)",
+            run.set.name,
+            crate::format::plural(owned.len() as u64, "profile"),
+            crate::format::thousands(played),
+            crate::format::percent_one_decimal(played as f64 / sweep.max(1) as f64),
+            crate::format::thousands(trials_max)
+        )));
     }
     Ok(true)
 }
@@ -83,6 +102,26 @@ pub(super) fn fill(
 /// least 2.
 fn most(p: &crate::output::roster::Profile) -> u64 {
     p.models.saturating_mul(MOST_TIMES).max(2)
+}
+
+/// The most model counts, up to `wanted`, that the file loads with: more models may not fit
+/// (a formation off the battlefield), and a count that does not fit means every larger one
+/// does not. `models`, the count at the budget, is known to load (the run played it).
+fn fitting(models: usize, wanted: usize, loads: impl Fn(usize) -> bool) -> usize {
+    if loads(wanted - 1) {
+        return wanted;
+    }
+    // Counts (indices) up to `fits` load, from `fails` on they do not.
+    let (mut fits, mut fails) = (models.max(1) - 1, wanted - 1);
+    while fails - fits > 1 {
+        let mid = fits + (fails - fits) / 2;
+        if loads(mid) {
+            fits = mid;
+        } else {
+            fails = mid;
+        }
+    }
+    fits + 1
 }
 
 /// One model count of a profile, loaded and compiled as `run` would load the file.
@@ -98,21 +137,27 @@ fn one(
     pool: &Pool,
     monitor: &Monitor,
 ) -> Result<Option<Fair>, Error> {
-    let most = most(&roster.profiles[i]);
-    let counts: Vec<OnceCell<Count>> = (0..most).map(|_| OnceCell::new()).collect();
+    let wanted = most(&roster.profiles[i]) as usize;
+    let counts: Vec<OnceCell<Count>> = (0..wanted).map(|_| OnceCell::new()).collect();
+    let count = |k: usize| -> Result<&Count, Error> {
+        if let Some(c) = counts[k].get() {
+            return Ok(c);
+        }
+        let c = load(run, i, k as u64 + 1)?;
+        Ok(counts[k].get_or_init(|| c))
+    };
+    let most = fitting(roster.profiles[i].models as usize, wanted, |k| count(k).is_ok());
     let players: Vec<OnceCell<Box<dyn Candidate + '_>>> =
         (0..most).map(|_| OnceCell::new()).collect();
     let player = |k: usize| -> Result<&Box<dyn Candidate + '_>, Error> {
         if players[k].get().is_none() {
-            let count = load(run, i, k as u64 + 1)?;
-            let count = counts[k].get_or_init(|| count);
-            let _ = players[k].set(candidate(&count.compiled, run.set.seed(), pool));
+            let _ = players[k].set(candidate(&count(k)?.compiled, run.set.seed(), pool));
         }
         Ok(players[k].get().expect("just set"))
     };
     let trials_max = run.set.trials();
-    let mut gathered: Vec<Option<Gathered>> = vec![None; most as usize];
-    let mut seen: Vec<Option<Summary>> = vec![None; most as usize];
+    let mut gathered: Vec<Option<Gathered>> = vec![None; most];
+    let mut seen: Vec<Option<Summary>> = vec![None; most];
     let answer = loop {
         let (k, to) = match search::next(&seen, EVEN, trials_max) {
             Next::Done(answer) => break answer,
@@ -133,12 +178,15 @@ fn one(
         seen[k] = score(roster, i, player.metrics(), g);
     };
     let summary = |k: usize| seen[k].as_ref().expect("the answer names played counts");
-    let crossing = answer.pair.and_then(|(a, b)| {
-        let x = (a as f64 + 1.0, b as f64 + 1.0);
-        search::crossing(x, summary(a), summary(b), EVEN)
-    });
+    let crossing = match answer.pair {
+        Some((a, b)) => {
+            let x = (a as f64 + 1.0, b as f64 + 1.0);
+            search::crossing(x, summary(a), summary(b), EVEN)
+        }
+        None => undecided_crossing(&seen, answer.closest),
+    };
     Ok(Some(Fair {
-        most,
+        most: most as u64,
         crossing,
         closest: answer.closest as u64 + 1,
         closest_score: summary(answer.closest).mean,
@@ -146,6 +194,24 @@ fn one(
         trials: gathered.iter().flatten().map(|g| g.trials).sum(),
         counts: gathered.iter().flatten().count() as u64,
     }))
+}
+
+/// Where the search stopped at a count it could not tell from 1/2 at the most trials, before
+/// playing both of its neighbours: that count, between the nearest counts played on either
+/// side that were decided below and above 1/2 (the ends of the search when none was).
+fn undecided_crossing(seen: &[Option<Summary>], closest: usize) -> Option<[f64; 3]> {
+    let side = |k: usize| seen[k].as_ref().map(|s| search::Side::of(s, EVEN));
+    if side(closest) != Some(search::Side::Undecided) {
+        return None;
+    }
+    let below = (0..closest).rev().find(|&k| side(k) == Some(search::Side::Below));
+    let above = (closest + 1..seen.len()).find(|&k| side(k) == Some(search::Side::Above));
+    let at = |k: usize| k as f64 + 1.0;
+    Some([
+        at(closest),
+        below.map_or(1.0, at),
+        above.map_or(seen.len() as f64, at),
+    ])
 }
 
 /// The file with profile `i` at `models` models against the rest of the field, compiled (with
@@ -212,12 +278,16 @@ fn tell(
     roster: &Roster,
     i: usize,
     fair: &Fair,
-    seconds: f64,
     log: &mut dyn FnMut(Note<'_>),
 ) {
     let (name, p) = (&run.set.name, &roster.profiles[i]);
+    let capped = if fair.most < most(p) {
+        format!("; {} models do not fit the file", fair.most + 1)
+    } else {
+        String::new()
+    };
     let cost = format!(
-        "{} model counts of 1 to {} played, {} trials of {} matchups each",
+        "{} of the model counts 1 to {} played{capped}, {} trials of {} matchups each",
         fair.counts,
         fair.most,
         crate::format::thousands(fair.trials),
@@ -230,7 +300,7 @@ fn tell(
     );
     match (fair.crossing, fair_points(roster.budget, fair)) {
         (Some([_, low, high]), Some(points)) => log(Note::Info(&format!(
-            "{name}: fair points of {}: {} a model (95%: {} to {}; {} now), {cost}, {seconds:.2} s in all",
+            "{name}: fair points of {}: {} a model (95%: {} to {}; {} now), {cost}",
             p.id,
             crate::format::two_decimals(points),
             crate::format::two_decimals(roster.budget as f64 / high),
@@ -258,7 +328,7 @@ fn tell(
     }
     if !fair.decided {
         log(Note::Warning(&format!(
-            "{name}: the fair points of {} are not certain at 95%: a model count stayed undecided against 1/2 at {} trials, or the score did not fall steadily with the models ({closest}); raise --trials",
+            "{name}: the fair points of {} are not certain at 95%: a model count stayed undecided against 1/2 at {} trials, or the score did not rise steadily with the models ({closest}); raise --trials",
             p.id,
             run.set.trials()
         )));
@@ -280,5 +350,16 @@ mod tests {
         assert_eq!(all, whole);
         assert_eq!(searched_by(Shard { index: 1, count: 3 }, 5), vec![1, 4]);
         assert!(searched_by(Shard { index: 6, count: 7 }, 5).is_empty());
+    }
+
+    #[test]
+    fn the_most_counts_that_load_are_found_by_bisection() {
+        // Indices below 23 load (24 models and more do not fit).
+        let loads = |k: usize| k < 23;
+        assert_eq!(fitting(20, 40, loads), 23);
+        assert_eq!(fitting(20, 23, loads), 23);
+        assert_eq!(fitting(20, 21, loads), 21);
+        assert_eq!(fitting(1, 2, |k| k < 1), 1);
+        assert_eq!(fitting(3, 6, |k| k < 3), 3);
     }
 }
