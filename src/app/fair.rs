@@ -15,6 +15,7 @@ use crate::engine::{MetricName, Pool};
 use crate::output::roster::{fair_points, field_score, matchup_id, Fair, Outcome, Roster};
 use crate::scenario::Focus;
 use crate::stats::Summary;
+use rayon::prelude::*;
 use search::Next;
 use std::cell::OnceCell;
 use std::time::Instant;
@@ -58,10 +59,20 @@ pub(super) fn fill(
     let monitor = Monitor::default();
     let label = format!("{} fair points", run.set.name);
     let start = Instant::now();
+    // The profiles' searches are independent, each a function of the file alone: they run
+    // side by side (a search of fewer trials than a chunk plays on one thread) and are told
+    // in profile order.
+    let roster_now: &Roster = roster;
     let found = crate::progress::watch(&monitor, total, 0, &label, run.quiet, &INTERRUPT, || {
+        let each: Vec<Result<Option<Fair>, Error>> = pool.install(|| {
+            owned
+                .par_iter()
+                .map(|&i| one(run, roster_now, i, &pool, &monitor))
+                .collect()
+        });
         let mut found = Vec::new();
-        for &i in &owned {
-            match one(run, roster, i, &pool, &monitor)? {
+        for (&i, fair) in owned.iter().zip(each) {
+            match fair? {
                 Some(fair) => found.push((i, fair)),
                 None => return Ok(None),
             }
@@ -146,7 +157,9 @@ fn one(
         let c = load(run, i, k as u64 + 1)?;
         Ok(counts[k].get_or_init(|| c))
     };
-    let most = fitting(roster.profiles[i].models as usize, wanted, |k| count(k).is_ok());
+    let most = fitting(roster.profiles[i].models as usize, wanted, |k| {
+        count(k).is_ok()
+    });
     let players: Vec<OnceCell<Box<dyn Candidate + '_>>> =
         (0..most).map(|_| OnceCell::new()).collect();
     let player = |k: usize| -> Result<&Box<dyn Candidate + '_>, Error> {
@@ -204,7 +217,9 @@ fn undecided_crossing(seen: &[Option<Summary>], closest: usize) -> Option<[f64; 
     if side(closest) != Some(search::Side::Undecided) {
         return None;
     }
-    let below = (0..closest).rev().find(|&k| side(k) == Some(search::Side::Below));
+    let below = (0..closest)
+        .rev()
+        .find(|&k| side(k) == Some(search::Side::Below));
     let above = (closest + 1..seen.len()).find(|&k| side(k) == Some(search::Side::Above));
     let at = |k: usize| k as f64 + 1.0;
     Some([
@@ -241,7 +256,12 @@ fn score(roster: &Roster, i: usize, names: &[MetricName], g: &Gathered) -> Optio
                 .iter()
                 .position(|m| m.choice == choice && m.name == metric)?;
             let h = &g.metrics[k];
-            Some(h.iter().filter(|&(v, _)| v == 1).map(|(_, c)| c).sum::<u64>())
+            Some(
+                h.iter()
+                    .filter(|&(v, _)| v == 1)
+                    .map(|(_, c)| c)
+                    .sum::<u64>(),
+            )
         };
         Some(Outcome {
             trials: g.trials,
@@ -273,13 +293,7 @@ fn score(roster: &Roster, i: usize, names: &[MetricName], g: &Gathered) -> Optio
 
 /// Says on stderr what profile `i`'s search found, and warns when `fair_points` is empty or
 /// rests on counts the search could not decide.
-fn tell(
-    run: &FairRun<'_>,
-    roster: &Roster,
-    i: usize,
-    fair: &Fair,
-    log: &mut dyn FnMut(Note<'_>),
-) {
+fn tell(run: &FairRun<'_>, roster: &Roster, i: usize, fair: &Fair, log: &mut dyn FnMut(Note<'_>)) {
     let (name, p) = (&run.set.name, &roster.profiles[i]);
     let capped = if fair.most < most(p) {
         format!("; {} models do not fit the file", fair.most + 1)

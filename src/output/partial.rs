@@ -483,11 +483,16 @@ fn merge_fair(into: &mut Report, other: &Report) -> Result<(), String> {
     let (Some(a), Some(b)) = (&mut into.roster, &other.roster) else {
         return match (&into.roster, &other.roster) {
             (None, None) => Ok(()),
-            _ => Err("is a roster run's part and the other parts are not, or the other way round".into()),
+            _ => Err(
+                "is a roster run's part and the other parts are not, or the other way round".into(),
+            ),
         };
     };
     let ids = |r: &super::tables::Roster| -> Vec<(String, u64)> {
-        r.profiles.iter().map(|p| (p.id.clone(), p.points)).collect()
+        r.profiles
+            .iter()
+            .map(|p| (p.id.clone(), p.points))
+            .collect()
     };
     if ids(a) != ids(b) || a.budget != b.budget {
         return Err("plays other roster profiles than the other parts".into());

@@ -22,9 +22,9 @@ mod units;
 mod values;
 
 pub use balance::Balance;
-pub use roster::Focus;
 pub use error::ScenarioError;
 pub use overrides::{parse_setting, Setting};
+pub use roster::Focus;
 
 use crate::condition::derived::Derived;
 use crate::config::limits::{read_text, MAX_FILE_BYTES};

@@ -279,7 +279,10 @@ fn a_score_that_never_reaches_one_half_leaves_fair_points_empty() {
         }
         let score = parts.iter().map(|p| p.0).sum::<f64>() / 4.0;
         let sd = parts.iter().map(|p| p.1).sum::<f64>() / 4.0;
-        assert!(score + 5.0 * sd / 256f64.sqrt() < 0.5, "{m} models: {score}");
+        assert!(
+            score + 5.0 * sd / 256f64.sqrt() < 0.5,
+            "{m} models: {score}"
+        );
     }
     let rows = csv_rows(&out_dir.join("ratings.csv"));
     let row = rows.iter().find(|r| r["profile"] == "mob").unwrap();
