@@ -87,26 +87,39 @@ pub(super) fn fill(
         return Ok(false);
     };
     let seconds = start.elapsed().as_secs_f64();
+    tell_cost(run, &found, seconds, log);
+    for (i, fair) in found {
+        tell(run, roster, i, &fair, log);
+        roster.profiles[i].fair = Some(fair);
+    }
+    Ok(true)
+}
+
+/// Says on stderr what the searches cost: their trials, against a sweep of every model count
+/// they could play at the run's trials.
+fn tell_cost(
+    run: &FairRun<'_>,
+    found: &[(usize, Fair)],
+    seconds: f64,
+    log: &mut dyn FnMut(Note<'_>),
+) {
+    if found.is_empty() {
+        return;
+    }
+    let trials_max = run.set.trials();
     let played: u64 = found.iter().map(|(_, f)| f.trials).sum();
     let sweep: u64 = found
         .iter()
         .map(|(_, f)| f.most.saturating_mul(trials_max))
         .sum();
-    for (i, fair) in found {
-        tell(run, roster, i, &fair, log);
-        roster.profiles[i].fair = Some(fair);
-    }
-    if !owned.is_empty() {
-        log(Note::Info(&format!(
-            "{}: fair points of {} searched in {seconds:.2} s: {} trials ({} of a sweep of every model count at {} trials)",
-            run.set.name,
-            crate::format::plural(owned.len() as u64, "profile"),
-            crate::format::thousands(played),
-            crate::format::percent_one_decimal(played as f64 / sweep.max(1) as f64),
-            crate::format::thousands(trials_max)
-        )));
-    }
-    Ok(true)
+    log(Note::Info(&format!(
+        "{}: fair points of {} searched in {seconds:.2} s: {} trials ({} of a sweep of every model count at {} trials)",
+        run.set.name,
+        crate::format::plural(found.len() as u64, "profile"),
+        crate::format::thousands(played),
+        crate::format::percent_one_decimal(played as f64 / sweep.max(1) as f64),
+        crate::format::thousands(trials_max)
+    )));
 }
 
 /// The most models a profile's search plays: [`MOST_TIMES`] its models at the budget, at
@@ -190,23 +203,32 @@ fn one(
         };
         seen[k] = score(roster, i, player.metrics(), g);
     };
+    Ok(Some(fair_of(&answer, &seen, &gathered)))
+}
+
+/// What a finished search found, from its answer and each count's score and trials.
+fn fair_of(
+    answer: &search::Answer,
+    seen: &[Option<Summary>],
+    gathered: &[Option<Gathered>],
+) -> Fair {
     let summary = |k: usize| seen[k].as_ref().expect("the answer names played counts");
     let crossing = match answer.pair {
         Some((a, b)) => {
             let x = (a as f64 + 1.0, b as f64 + 1.0);
             search::crossing(x, summary(a), summary(b), EVEN)
         }
-        None => undecided_crossing(&seen, answer.closest),
+        None => undecided_crossing(seen, answer.closest),
     };
-    Ok(Some(Fair {
-        most: most as u64,
+    Fair {
+        most: seen.len() as u64,
         crossing,
         closest: answer.closest as u64 + 1,
         closest_score: summary(answer.closest).mean,
         decided: answer.undecided_at_max.is_empty() && answer.violations.is_empty(),
         trials: gathered.iter().flatten().map(|g| g.trials).sum(),
         counts: gathered.iter().flatten().count() as u64,
-    }))
+    }
 }
 
 /// Where the search stopped at a count it could not tell from 1/2 at the most trials, before
@@ -364,6 +386,36 @@ mod tests {
         assert_eq!(all, whole);
         assert_eq!(searched_by(Shard { index: 1, count: 3 }, 5), vec![1, 4]);
         assert!(searched_by(Shard { index: 6, count: 7 }, 5).is_empty());
+    }
+
+    /// A summary of `n` trials with mean `mean` and 95% half-width `half`.
+    fn s(mean: f64, half: f64) -> Option<Summary> {
+        Some(Summary {
+            trials: 256,
+            mean,
+            variance: 0.0,
+            std_dev: 0.0,
+            std_error: half / 1.96,
+            ci95_low: mean - half,
+            ci95_high: mean + half,
+            min: 0,
+            max: 1,
+        })
+    }
+
+    #[test]
+    fn a_count_undecided_at_the_most_trials_is_the_crossing_between_decided_neighbours() {
+        // Counts 1, 3, 5, 8 played: 1 and 3 below 1/2, 5 undecided, 8 above.
+        let mut seen = vec![None; 8];
+        seen[0] = s(0.1, 0.05);
+        seen[2] = s(0.3, 0.05);
+        seen[4] = s(0.499, 0.01);
+        seen[7] = s(0.9, 0.05);
+        assert_eq!(undecided_crossing(&seen, 4), Some([5.0, 3.0, 8.0]));
+        // A decided nearest count is no crossing; nothing decided beside one: the ends.
+        assert_eq!(undecided_crossing(&seen, 2), None);
+        let alone = vec![None, s(0.5, 0.1), None];
+        assert_eq!(undecided_crossing(&alone, 1), Some([2.0, 1.0, 3.0]));
     }
 
     #[test]
