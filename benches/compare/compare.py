@@ -415,9 +415,13 @@ def cost_group(ctx, n, threads):
          os.path.join(ctx.root, "configs", "run-duel.toml"), "wardens.alive", n["rd"], None, 1),
         ("roster, 4 units of 10 a side (roster-exchange.toml)",
          os.path.join(compare_configs, "roster-exchange.toml"), "ward1.alive", n["ro"], None, 1),
+        # The shipped roster: 25 matchups a trial (its rate counts matchup-trials), then the
+        # fair-points search of each of its 5 profiles, whose time the row includes.
+        ("shipped roster, 25 matchups + fair points (configs/roster.toml)",
+         os.path.join(ctx.root, "configs", "roster.toml"), "first.alive", n["rs"], None, 25),
     ]
     # The exact engine is not asked of these: their states are too many to count quickly.
-    no_exact = ("run-duel.toml", "roster-exchange.toml")
+    no_exact = ("run-duel.toml", "roster-exchange.toml", "roster.toml")
     for label, file, metric, trials, closed, per_trial in rows:
         mean = None if file.endswith(no_exact) else exact_mean_of(ctx, file, metric)
         if mean is None and closed is not None:
@@ -658,11 +662,11 @@ def main():
     if args.quick:
         sizes = dict(rc=1e7, rc1=5e6, np=2e6, py=2e4, rcm=2e6, npm=2e6, ms=(50, 200), mc=1e5,
                      rcc=2e6, npc=1e6, ev=1e7, er=2e4, rt=1e7, vl=1e6, xw=1e8, cg=2e5,
-                     du=1e5, rd=1e5, ro=2e3)
+                     du=1e5, rd=1e5, ro=2e3, rs=2e3)
     else:
         sizes = dict(rc=1e9, rc1=5e8, np=1e8, py=1e6, rcm=1e8, npm=5e7, ms=(200, 1000), mc=1e6,
                      rcc=2e8, npc=2e7, ev=1e8, er=2e5, rt=1e8, vl=1e7, xw=1e9,
-                     cg=1e7, du=1e6, rd=1e6, ro=2e4)
+                     cg=1e7, du=1e6, rd=1e6, ro=2e4, rs=2e4)
     if args.rollcall_trials:
         sizes["rc"] = args.rollcall_trials
         sizes["rc1"] = args.rollcall_trials / 2

@@ -20,6 +20,7 @@ mod advise;
 mod balance;
 mod exact;
 mod explain;
+mod fair;
 mod merge;
 mod report;
 mod run;

@@ -111,8 +111,8 @@ pub fn run(opts: &RunOptions, log: &mut dyn FnMut(Note<'_>)) -> Result<Status, E
         }
     }
     let mut result = Status::Complete;
-    for ((set, compiled), dir) in prepared.iter().zip(&dirs) {
-        let status = run_one(opts, set, compiled, dir, log)?;
+    for (((set, compiled), dir), file) in prepared.iter().zip(&dirs).zip(&files) {
+        let status = run_one(opts, (file, set, compiled), dir, log)?;
         match status {
             Status::Interrupted => return Ok(status),
             Status::ValidationFailed => result = status,
@@ -124,8 +124,7 @@ pub fn run(opts: &RunOptions, log: &mut dyn FnMut(Note<'_>)) -> Result<Status, E
 
 fn run_one(
     opts: &RunOptions,
-    set: &ScenarioSet,
-    compiled: &Compiled,
+    (file, set, compiled): (&Path, &ScenarioSet, &Compiled),
     dir: &Path,
     log: &mut dyn FnMut(Note<'_>),
 ) -> Result<Status, Error> {
@@ -159,7 +158,7 @@ fn run_one(
     let mut checkpoints = checkpoints(opts, set, &spec, &checkpoint_path, resumed.as_ref());
     let monitor = Monitor::default();
     let start = Instant::now();
-    let (variants, complete, played) = play_watched(
+    let (variants, mut complete, played) = play_watched(
         opts,
         set,
         compiled,
@@ -173,7 +172,19 @@ fn run_one(
         return Err(write_error(&checkpoint_path)(e));
     }
     let wall = checkpoints.wall(start);
-    let report = report_of(set, variants);
+    let mut report = report_of(set, variants);
+    if let (true, Some(roster)) = (complete, &mut report.roster) {
+        let settings = settings_with_flags(opts);
+        let run = super::fair::FairRun {
+            file,
+            settings: &settings,
+            set,
+            threads: opts.threads,
+            shard: spec.shard,
+            quiet: opts.quiet,
+        };
+        complete = super::fair::fill(&run, roster, log)?;
+    }
     let in_full = monitor.played_in_full.load(Ordering::Relaxed);
     let mut meta = run_meta(opts, set, &spec, (played, in_full, complete), wall);
     meta.warnings = warn_never_acted(set, &report, log);
@@ -183,6 +194,7 @@ fn run_one(
     let (written, status) = match claim {
         None => {
             let mut body = part_body(set, &spec, report.variants, complete, played);
+            body.report.roster = report.roster;
             body.warnings = crate::explain::warnings::after_run_at(set, &body.report.variants);
             let part = ShardPart {
                 dir,

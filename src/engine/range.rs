@@ -31,6 +31,12 @@ impl Pool {
             })?;
         Ok(Pool { pool, threads })
     }
+
+    /// Runs `work` on the pool's threads, so that its parallel iterators (and the ranges it
+    /// plays) share them.
+    pub fn install<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
+        self.pool.install(work)
+    }
 }
 
 /// One trial's player of trial ranges, keeping its workers (with what their trees have

@@ -475,6 +475,41 @@ fn merge_report(into: &mut Report, other: &Report) -> Result<(), String> {
             x.differences.merge(&y.differences);
         }
     }
+    merge_fair(into, other)
+}
+
+/// Each roster profile's fair-points search, from the one part whose shard ran it.
+fn merge_fair(into: &mut Report, other: &Report) -> Result<(), String> {
+    let (Some(a), Some(b)) = (&mut into.roster, &other.roster) else {
+        return match (&into.roster, &other.roster) {
+            (None, None) => Ok(()),
+            _ => Err(
+                "is a roster run's part and the other parts are not, or the other way round".into(),
+            ),
+        };
+    };
+    let ids = |r: &super::tables::Roster| -> Vec<(String, u64)> {
+        r.profiles
+            .iter()
+            .map(|p| (p.id.clone(), p.points))
+            .collect()
+    };
+    if ids(a) != ids(b) || a.budget != b.budget {
+        return Err("plays other roster profiles than the other parts".into());
+    }
+    for (x, y) in a.profiles.iter_mut().zip(&b.profiles) {
+        match (&x.fair, &y.fair) {
+            (_, None) => {}
+            (None, Some(f)) => x.fair = Some(f.clone()),
+            (Some(f), Some(g)) if f == g => {}
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "holds another fair-points search of profile {} than another part",
+                    clip(&x.id)
+                ))
+            }
+        }
+    }
     Ok(())
 }
 

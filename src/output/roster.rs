@@ -4,7 +4,7 @@
 //! writes these tables byte for byte as the run would.
 
 use super::tables::Report;
-pub use super::tables::{Profile, Roster};
+pub use super::tables::{Fair, Profile, Roster};
 use crate::stats::{bradley_terry, t_critical_95, Histogram, Summary};
 
 /// The choice that plays profile `first` in the first slot against `second` in the second.
@@ -27,7 +27,7 @@ impl Outcome {
 
     /// The mean and standard error of the first slot's score per trial: 1 for a win, 1/2
     /// for a draw, 0 for a loss. `seat_second` scores the second slot instead.
-    fn score(&self, seat_second: bool) -> (f64, f64) {
+    pub fn score(&self, seat_second: bool) -> (f64, f64) {
         let won = if seat_second {
             self.second_won
         } else {
@@ -156,11 +156,7 @@ pub fn ratings(roster: &Roster, table: &[Vec<Outcome>]) -> Vec<Rating> {
                     [(m1, e1, a.trials), (m2, e2, b.trials)]
                 })
                 .collect();
-            let k = scores.len() as f64;
-            let score = scores.iter().map(|s| s.0).sum::<f64>() / k;
-            let error = scores.iter().map(|s| s.1).sum::<f64>() / k;
-            let fewest = scores.iter().map(|s| s.2).min().unwrap_or(1);
-            let half = t_critical_95(fewest.saturating_sub(1).max(1)) * error;
+            let (score, _, half) = field_score(&scores);
             Rating {
                 score,
                 score_ci95_low: score - half,
@@ -171,8 +167,28 @@ pub fn ratings(roster: &Roster, table: &[Vec<Outcome>]) -> Vec<Rating> {
         .collect()
 }
 
-/// `ratings.csv`, or `None` for a report that is not a roster's. `fair_points` is left empty:
-/// see docs/rosters.md.
+/// A profile's score against the field from its matchups' (mean, standard error, trials)
+/// in both seats, with its standard error and the half-width of its 95% interval. The
+/// matchups share random numbers,
+/// so their errors are not independent: the mean of their standard errors is the largest the
+/// standard error of the mean can be, whatever their correlation.
+pub fn field_score(scores: &[(f64, f64, u64)]) -> (f64, f64, f64) {
+    let k = scores.len() as f64;
+    let score = scores.iter().map(|s| s.0).sum::<f64>() / k;
+    let error = scores.iter().map(|s| s.1).sum::<f64>() / k;
+    let fewest = scores.iter().map(|s| s.2).min().unwrap_or(1);
+    let half = t_critical_95(fewest.saturating_sub(1).max(1)) * error;
+    (score, error, half)
+}
+
+/// The points per model at which a profile scores 1/2 against the field: the budget divided
+/// by the crossing model count; `None` when the search found no crossing.
+pub fn fair_points(budget: u64, fair: &Fair) -> Option<f64> {
+    fair.crossing.map(|[models, ..]| budget as f64 / models)
+}
+
+/// `ratings.csv`, or `None` for a report that is not a roster's. `fair_points` is empty for a
+/// profile whose score does not cross 1/2 over the model counts searched (docs/rosters.md).
 pub fn ratings_csv(report: &Report) -> Option<Vec<u8>> {
     let roster = report.roster.as_ref()?;
     if roster.profiles.len() < 2 {
@@ -184,7 +200,7 @@ pub fn ratings_csv(report: &Report) -> Option<Vec<u8>> {
     );
     for (p, r) in roster.profiles.iter().zip(ratings(roster, &table)) {
         out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},\n",
+            "{},{},{},{},{},{},{},{},{}\n",
             report.scenario,
             p.id,
             p.points,
@@ -192,7 +208,12 @@ pub fn ratings_csv(report: &Report) -> Option<Vec<u8>> {
             r.score,
             r.score_ci95_low,
             r.score_ci95_high,
-            r.rating.map(|x| x.to_string()).unwrap_or_default()
+            r.rating.map(|x| x.to_string()).unwrap_or_default(),
+            p.fair
+                .as_ref()
+                .and_then(|f| fair_points(roster.budget, f))
+                .map(|x| x.to_string())
+                .unwrap_or_default()
         ));
     }
     Some(out.into_bytes())
@@ -207,6 +228,7 @@ mod tests {
             id: id.into(),
             points: 10,
             models: 10,
+            fair: None,
         }
     }
 

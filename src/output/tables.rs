@@ -43,6 +43,34 @@ pub struct Profile {
     pub points: u64,
     /// Models at the budget: `budget / points`, rounded down.
     pub models: u64,
+    /// What the profile's fair-points search found; `None` before it ran (in a shard's part,
+    /// for the profiles another shard searches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fair: Option<Fair>,
+}
+
+/// What a profile's fair-points search found: the model count at which its score against
+/// the field is 1/2, searched over 1 to `most` models with the rest of the field at the
+/// budget.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fair {
+    /// The most models searched.
+    pub most: u64,
+    /// The crossing: where the line through the scores of the two adjacent model counts that
+    /// straddle 1/2 meets 1/2, with the 95% ends of the lines through their intervals (model
+    /// counts, low to high); `None` when the score does not reach 1/2 over the counts played.
+    pub crossing: Option<[f64; 3]>,
+    /// The model count played whose score is nearest 1/2, and that score.
+    pub closest: u64,
+    pub closest_score: f64,
+    /// False when a count the answer rests on was still undecided against 1/2 at the most
+    /// trials, or when the score contradicted monotonicity at 95%.
+    pub decided: bool,
+    /// Trials played over all the counts searched; each plays every matchup of the profile
+    /// against the field.
+    pub trials: u64,
+    /// Model counts played.
+    pub counts: u64,
 }
 
 /// One sweep point's results.

@@ -24,6 +24,7 @@ mod values;
 pub use balance::Balance;
 pub use error::ScenarioError;
 pub use overrides::{parse_setting, Setting};
+pub use roster::Focus;
 
 use crate::condition::derived::Derived;
 use crate::config::limits::{read_text, MAX_FILE_BYTES};
@@ -483,8 +484,32 @@ pub fn load(path: &Path, settings: &[Setting]) -> Result<ScenarioSet, ScenarioEr
     parse(&text, &file, settings)
 }
 
+/// Reads a roster file as [`load`] does, but with only the matchups of one profile at another
+/// model count ([`Focus`]): a candidate of the profile's fair-points search.
+pub fn load_focused(
+    path: &Path,
+    settings: &[Setting],
+    focus: Focus,
+) -> Result<ScenarioSet, ScenarioError> {
+    let file = path.display().to_string();
+    let text = read_text(path, MAX_FILE_BYTES).map_err(|problem| ScenarioError::Read {
+        file: file.clone(),
+        problem,
+    })?;
+    parse_focused(&text, &file, settings, Some(focus))
+}
+
 /// Validates scenario text; `file` names it in messages.
 pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet, ScenarioError> {
+    parse_focused(text, file, settings, None)
+}
+
+fn parse_focused(
+    text: &str,
+    file: &str,
+    settings: &[Setting],
+    focus: Option<Focus>,
+) -> Result<ScenarioSet, ScenarioError> {
     keys::check(file, text)?;
     build::unit_headers(
         &error::Context {
@@ -516,7 +541,7 @@ pub fn parse(text: &str, file: &str, settings: &[Setting]) -> Result<ScenarioSet
     let ctx = error::Context {
         file: file.to_string(),
     };
-    let roster = roster::expand(&ctx, &mut value)?;
+    let roster = roster::expand(&ctx, &mut value, focus)?;
     let (balance, grid) = match balance::read(&ctx, &value)? {
         Some((balance, grid)) => (Some(balance), grid),
         None => (

@@ -49,9 +49,24 @@ const REFUSED: [(&str, &str); 3] = [
     ),
 ];
 
+/// One profile at a model count of its own against the rest of the field at the budget: a
+/// candidate of the profile's fair-points search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Focus {
+    /// The profile's index, in file order.
+    pub profile: usize,
+    pub models: u64,
+}
+
 /// Reads `[roster]` and `[[profile]]` from `root` (the file as overridden) and writes the
-/// matchups into it as `[[choice]]`s; `None` when the file has neither.
-pub(super) fn expand(ctx: &Context, root: &mut toml::Table) -> Result<Option<Roster>> {
+/// matchups into it as `[[choice]]`s; `None` when the file has neither. With a `focus`, the
+/// matchups are the focused profile's against every other, in both seats (`i v j`, then
+/// `j v i`, for each j in file order), the focused profile at its model count.
+pub(super) fn expand(
+    ctx: &Context,
+    root: &mut toml::Table,
+    focus: Option<Focus>,
+) -> Result<Option<Roster>> {
     if !root.contains_key("roster") && !root.contains_key("profile") {
         return Ok(None);
     }
@@ -74,19 +89,32 @@ pub(super) fn expand(ctx: &Context, root: &mut toml::Table) -> Result<Option<Ros
     }
     let budget = budget(ctx, section.get("budget"))?;
     let slots = slots(ctx, root, section.get("slots"))?;
-    let profiles = profiles(ctx, root, budget, &slots.0)?;
-    let mut choices = Vec::with_capacity(profiles.len() * profiles.len());
-    for (a, a_unit) in &profiles {
-        for (b, b_unit) in &profiles {
+    let mut profiles = profiles(ctx, root, budget, &slots.0)?;
+    let pairs: Vec<(usize, usize)> = match focus {
+        None => (0..profiles.len())
+            .flat_map(|a| (0..profiles.len()).map(move |b| (a, b)))
+            .collect(),
+        Some(f) => {
+            profiles[f.profile].0.models = f.models;
+            (0..profiles.len())
+                .filter(|&j| j != f.profile)
+                .flat_map(|j| [(f.profile, j), (j, f.profile)])
+                .collect()
+        }
+    };
+    let choices = pairs
+        .into_iter()
+        .map(|(a, b)| {
+            let ((a, a_unit), (b, b_unit)) = (&profiles[a], &profiles[b]);
             let mut set = toml::Table::new();
             fill(&mut set, &slots.0[0], a, a_unit);
             fill(&mut set, &slots.0[1], b, b_unit);
             let mut choice = toml::Table::new();
             choice.insert("id".into(), matchup_id(&a.id, &b.id).into());
             choice.insert("set".into(), set.into());
-            choices.push(toml::Value::Table(choice));
-        }
-    }
+            toml::Value::Table(choice)
+        })
+        .collect();
     root.insert("choice".into(), toml::Value::Array(choices));
     Ok(Some(Roster {
         budget,
@@ -232,6 +260,7 @@ fn profiles(
             id: id.to_string(),
             points,
             models: budget / points,
+            fair: None,
         };
         out.push((profile, unit));
     }

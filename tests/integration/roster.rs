@@ -49,14 +49,12 @@ fn run(dir: &Path, file: &Path, out: &str, extra: &[&str]) {
 /// (first won, second won, draw) of profile a (blue, first) against b (red), by the chain.
 fn law(a: usize, b: usize) -> (f64, f64, f64) {
     let models = |i: usize| (BUDGET / PROFILES[i].1) as u32;
-    let ends = chain(
-        models(a),
-        models(b),
-        PROFILES[a].3,
-        PROFILES[b].3,
-        ROUNDS,
-        |_| 1.0,
-    );
+    law_at(a, models(a), b, models(b))
+}
+
+/// As [`law`], with `ma` models of profile a and `mb` of b.
+fn law_at(a: usize, ma: u32, b: usize, mb: u32) -> (f64, f64, f64) {
+    let ends = chain(ma, mb, PROFILES[a].3, PROFILES[b].3, ROUNDS, |_| 1.0);
     let mut out = (0.0, 0.0, 0.0);
     for ((blue, red, ..), p) in ends {
         match (blue > 0, red > 0) {
@@ -123,7 +121,6 @@ fn matchups_and_scores_follow_the_markov_chain() {
     for row in &ratings {
         let i = index(&row["profile"]);
         assert_eq!(row["models"], (BUDGET / PROFILES[i].1).to_string());
-        assert_eq!(row["fair_points"], "");
         let mut parts = Vec::new();
         for j in (0..3).filter(|&j| j != i) {
             let (w, _, d) = law(i, j);
@@ -162,6 +159,139 @@ fn matchups_and_scores_follow_the_markov_chain() {
         .max_by(|a, b| number(a, "rating").total_cmp(&number(b, "rating")))
         .unwrap();
     assert_eq!(top["profile"], PROFILES[best].0);
+}
+
+/// Profile i's score against the field at `m` models (the others at the budget), by the
+/// chain, and a bound on the standard deviation of one trial's score: the mean of its
+/// matchups' (at least the standard deviation of their mean, whatever their correlation).
+fn field_law(i: usize, m: u32) -> (f64, f64) {
+    let models = |j: usize| (BUDGET / PROFILES[j].1) as u32;
+    let mut parts = Vec::new();
+    for j in (0..PROFILES.len()).filter(|&j| j != i) {
+        let (w, _, d) = law_at(i, m, j, models(j));
+        let (_, w2, d2) = law_at(j, models(j), i, m);
+        for (won, drawn) in [(w, d), (w2, d2)] {
+            let mean = won + drawn / 2.0;
+            parts.push((mean, (won + drawn / 4.0 - mean * mean).max(0.0).sqrt()));
+        }
+    }
+    let k = parts.len() as f64;
+    (
+        parts.iter().map(|p| p.0).sum::<f64>() / k,
+        parts.iter().map(|p| p.1).sum::<f64>() / k,
+    )
+}
+
+/// The model counts at which a search's line through two adjacent counts can meet 1/2 when
+/// every count's score is within `band[m]` of the chain's `law[m]` (index m - 1): over each
+/// adjacent pair whose bands allow the scores to straddle 1/2, the crossing's extremes are at
+/// the corners of the straddling region (it moves monotonically with each score).
+fn crossing_range(law: &[f64], band: &[f64]) -> Option<(f64, f64)> {
+    let mut range: Option<(f64, f64)> = None;
+    for a in 0..law.len() - 1 {
+        let (lo_a, hi_a) = (law[a] - band[a], law[a] + band[a]);
+        let (lo_b, hi_b) = (law[a + 1] - band[a + 1], law[a + 1] + band[a + 1]);
+        let xs = [lo_a, hi_a, 0.5].map(|x| x.clamp(lo_a, hi_a));
+        let ys = [lo_b, hi_b, 0.5].map(|y| y.clamp(lo_b, hi_b));
+        for x in xs {
+            for y in ys {
+                if (x - 0.5) * (y - 0.5) <= 0.0 && x != y {
+                    let at = (a + 1) as f64 + (0.5 - x) / (y - x);
+                    range = Some(range.map_or((at, at), |(l, h)| (l.min(at), h.max(at))));
+                }
+            }
+        }
+    }
+    range
+}
+
+/// fair_points: the balance search over each profile's model count (1 to twice its models)
+/// finds where its score against the field crosses 1/2. Each count the search plays gets at
+/// least 256 trials, so its score is within 5 standard errors of 256 trials of the chain's
+/// (the standard deviation bounded as above); the crossing, and budget / crossing, then lie
+/// in the range those bands allow.
+#[test]
+fn fair_points_follow_the_markov_chain() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let file = dir.join("roster.toml");
+    std::fs::write(&file, roster_file()).unwrap();
+    run(dir, &file, "out", &["--trials", "40000", "--seed", "43"]);
+    let least = 256.0f64;
+    for row in csv_rows(&dir.join("out/ratings.csv")) {
+        let i = PROFILES.iter().position(|p| p.0 == row["profile"]).unwrap();
+        let most = 2 * (BUDGET / PROFILES[i].1) as u32;
+        let (law, band): (Vec<f64>, Vec<f64>) = (1..=most)
+            .map(|m| {
+                let (score, sd) = field_law(i, m);
+                (score, 5.0 * sd / least.sqrt())
+            })
+            .unzip();
+        // The chain's scores rise with the models and cross 1/2 inside the counts searched,
+        // beyond the bands at the ends: a crossing must be found.
+        assert!(law.windows(2).all(|w| w[0] < w[1]), "{law:?}");
+        assert!(law[0] + band[0] < 0.5 && law[most as usize - 1] - band[most as usize - 1] > 0.5);
+        let (low, high) = crossing_range(&law, &band).unwrap();
+        let got = number(&row, "fair_points");
+        let (from, to) = (BUDGET as f64 / high, BUDGET as f64 / low);
+        assert!(
+            from <= got && got <= to,
+            "{}: fair_points {got}, the chain allows {from} to {to} (scores {law:?})",
+            row["profile"]
+        );
+    }
+}
+
+/// A profile whose score stays below 1/2 at every count searched (the mob at 6 points: one
+/// model at the budget, two at most, each hitting on a 6) has no fair points: the column is
+/// empty and stderr says why.
+#[test]
+fn a_score_that_never_reaches_one_half_leaves_fair_points_empty() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("roster.toml");
+    std::fs::write(&file, edited("points = 1\n", "points = 6\n")).unwrap();
+    let out_dir = tmp.path().join("out");
+    let done = rollcall(&[
+        "run",
+        file.to_str().unwrap(),
+        "--trials",
+        "4000",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success(), "{err}");
+    // The mob at 6 points is index 2 with 1 model at the budget: at most 2 are searched.
+    let mob = 2;
+    let models = |j: usize| {
+        let points = if j == mob { 6 } else { PROFILES[j].1 };
+        (BUDGET / points) as u32
+    };
+    for m in 1..=2u32 {
+        let mut parts = Vec::new();
+        for j in [0, 1] {
+            let (w, _, d) = law_at(mob, m, j, models(j));
+            let (_, w2, d2) = law_at(j, models(j), mob, m);
+            for (won, drawn) in [(w, d), (w2, d2)] {
+                let mean = won + drawn / 2.0;
+                parts.push((mean, (won + drawn / 4.0 - mean * mean).max(0.0).sqrt()));
+            }
+        }
+        let score = parts.iter().map(|p| p.0).sum::<f64>() / 4.0;
+        let sd = parts.iter().map(|p| p.1).sum::<f64>() / 4.0;
+        assert!(
+            score + 5.0 * sd / 256f64.sqrt() < 0.5,
+            "{m} models: {score}"
+        );
+    }
+    let rows = csv_rows(&out_dir.join("ratings.csv"));
+    let row = rows.iter().find(|r| r["profile"] == "mob").unwrap();
+    assert_eq!(row["fair_points"], "");
+    assert!(
+        err.contains("profile mob scores below 1/2 even at 2 models")
+            && err.contains("fair_points is left empty"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -345,6 +475,7 @@ fn ratings_csv_recovers_chosen_bradley_terry_strengths() {
                     id: id.to_string(),
                     points: 1,
                     models: 10,
+                    fair: None,
                 })
                 .collect(),
             first_won: "blue.won".into(),

@@ -47,7 +47,7 @@ pub struct Balanced {
 }
 
 /// One candidate, compiled, with what it has gathered.
-trait Candidate: Sync {
+pub(super) trait Candidate: Sync {
     fn metrics(&self) -> &[MetricName];
     /// Plays trials `trials`; `None` when stopped first.
     fn play(&self, trials: Range<u64>, monitor: &Monitor) -> Option<Gathered>;
@@ -77,7 +77,11 @@ impl<T: Trial> Candidate for Played<'_, T> {
     }
 }
 
-fn candidate<'c>(compiled: &'c Compiled, seed: u64, pool: &'c Pool) -> Box<dyn Candidate + 'c> {
+pub(super) fn candidate<'c>(
+    compiled: &'c Compiled,
+    seed: u64,
+    pool: &'c Pool,
+) -> Box<dyn Candidate + 'c> {
     fn boxed<'c, T: Trial>(j: &'c Joined<T>, seed: u64, pool: &'c Pool) -> Box<dyn Candidate + 'c> {
         Box::new(Played {
             joined: j,
