@@ -203,7 +203,8 @@ fn one(
         };
         seen[k] = score(roster, i, player.metrics(), g);
     };
-    Ok(Some(fair_of(&answer, &seen, &gathered)))
+    let decider = search::Decider::new(EVEN, trials_max);
+    Ok(Some(fair_of(&answer, &seen, &gathered, &decider)))
 }
 
 /// What a finished search found, from its answer and each count's score and trials.
@@ -211,6 +212,7 @@ fn fair_of(
     answer: &search::Answer,
     seen: &[Option<Summary>],
     gathered: &[Option<Gathered>],
+    decider: &search::Decider,
 ) -> Fair {
     let summary = |k: usize| seen[k].as_ref().expect("the answer names played counts");
     let crossing = match answer.pair {
@@ -218,7 +220,7 @@ fn fair_of(
             let x = (a as f64 + 1.0, b as f64 + 1.0);
             search::crossing(x, summary(a), summary(b), EVEN)
         }
-        None => undecided_crossing(seen, answer.closest),
+        None => undecided_crossing(seen, answer.closest, decider),
     };
     Fair {
         most: seen.len() as u64,
@@ -234,8 +236,12 @@ fn fair_of(
 /// Where the search stopped at a count it could not tell from 1/2 at the most trials, before
 /// playing both of its neighbours: that count, between the nearest counts played on either
 /// side that were decided below and above 1/2 (the ends of the search when none was).
-fn undecided_crossing(seen: &[Option<Summary>], closest: usize) -> Option<[f64; 3]> {
-    let side = |k: usize| seen[k].as_ref().map(|s| search::Side::of(s, EVEN));
+fn undecided_crossing(
+    seen: &[Option<Summary>],
+    closest: usize,
+    decider: &search::Decider,
+) -> Option<[f64; 3]> {
+    let side = |k: usize| seen[k].as_ref().map(|s| decider.side(s));
     if side(closest) != Some(search::Side::Undecided) {
         return None;
     }
@@ -405,17 +411,25 @@ mod tests {
 
     #[test]
     fn a_count_undecided_at_the_most_trials_is_the_crossing_between_decided_neighbours() {
-        // Counts 1, 3, 5, 8 played: 1 and 3 below 1/2, 5 undecided, 8 above.
+        // Counts 1, 3, 5, 8 played: 1 and 3 below 1/2, 5 undecided, 8 above (one look each,
+        // so a side is a plain 95% interval's).
+        let one_look = search::Decider::new(EVEN, search::FIRST_BATCH);
         let mut seen = vec![None; 8];
         seen[0] = s(0.1, 0.05);
         seen[2] = s(0.3, 0.05);
         seen[4] = s(0.499, 0.01);
         seen[7] = s(0.9, 0.05);
-        assert_eq!(undecided_crossing(&seen, 4), Some([5.0, 3.0, 8.0]));
+        assert_eq!(
+            undecided_crossing(&seen, 4, &one_look),
+            Some([5.0, 3.0, 8.0])
+        );
         // A decided nearest count is no crossing; nothing decided beside one: the ends.
-        assert_eq!(undecided_crossing(&seen, 2), None);
+        assert_eq!(undecided_crossing(&seen, 2, &one_look), None);
         let alone = vec![None, s(0.5, 0.1), None];
-        assert_eq!(undecided_crossing(&alone, 1), Some([2.0, 1.0, 3.0]));
+        assert_eq!(
+            undecided_crossing(&alone, 1, &one_look),
+            Some([2.0, 1.0, 3.0])
+        );
     }
 
     #[test]
