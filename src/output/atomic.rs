@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// Writes `bytes` to `path` through a temporary file in the same folder, then renames it over
 /// the target. A failure leaves any existing file untouched and removes the temporary file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomic_with(path, |file| file.write_all(bytes).map_err(Into::into))
+    write_atomic_with(path, |file| file.write_all(bytes))
 }
 
 /// [`write_atomic`] for a file written piece by piece: `write` streams it into the temporary
