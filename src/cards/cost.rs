@@ -19,6 +19,14 @@ use crate::config::ConfigError;
 /// megabytes per worker, and resolving one card scans at most this many listeners.
 pub const MAX_IN_PLAY: u128 = 1 << 20;
 
+/// The most looks at live listeners and clone effects one game may take in the worst case:
+/// each card that resolves looks at every live listener for one that cancels it, and each
+/// normally played card at every live clone effect. Within [`MAX_IN_PLAY`] a turn, persisting
+/// listeners still pile up turn after turn, so a game's looks grow as the fourth power of its
+/// turns: 400 turns of a card with a clone and a cancel effect took 22 s. At about 2 x 10^9
+/// looks a second, this bound holds one game to about half a second.
+pub const MAX_LOOKS: u128 = 1 << 30;
+
 /// The worst case of one turn.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 struct Turn {
@@ -34,8 +42,13 @@ struct Turn {
 /// cards, clone effects or listeners into one turn.
 pub fn check(file: &str, game: &CardGame) -> Result<(), ConfigError> {
     let mut carried = Turn::default();
+    let mut looks: u128 = 0;
     for turn in 1..=game.turns {
         let now = worst_turn(game, carried, turn);
+        looks = looks.saturating_add(looks_in(game, now));
+        if looks > MAX_LOOKS {
+            return Err(too_long(file, game, turn, looks));
+        }
         let over = [
             (now.in_play, "cards in play"),
             (now.clone_effects, "live clone effects"),
@@ -86,6 +99,15 @@ fn worst_turn(game: &CardGame, carried: Turn, turn: u32) -> Turn {
     }
 }
 
+/// The looks of a turn at its worst: every card in play at every live listener, every
+/// normally played card at every live clone effect.
+fn looks_in(game: &CardGame, now: Turn) -> u128 {
+    let played = played_per_turn(game);
+    now.in_play
+        .saturating_mul(now.listeners)
+        .saturating_add(played.saturating_mul(now.clone_effects))
+}
+
 /// The most cards both players play normally in one turn.
 fn played_per_turn(game: &CardGame) -> u128 {
     game.players
@@ -126,6 +148,23 @@ fn refusal(file: &str, game: &CardGame, turn: u32, n: u128, what: &str) -> Confi
     ))
 }
 
+fn too_long(file: &str, game: &CardGame, turn: u32, looks: u128) -> ConfigError {
+    let count = crate::format::thousands(u64::try_from(looks).unwrap_or(u64::MAX));
+    let why = if game.listeners_persist {
+        "options.listeners.persist = true keeps them from turn to turn, so they pile up"
+    } else {
+        "every card called or cloned in a turn looks at them"
+    };
+    At::root(file).child("cards").child("turns").err(format!(
+        "in the worst case one game of {} turns would have its cards look at live listeners \
+         and clone effects {count} times by turn {turn} ({why}); at most {} are allowed, \
+         about half a second a game; play fewer turns, or give fewer clone or cancel effects \
+         to the cards",
+        game.turns,
+        crate::format::thousands(MAX_LOOKS as u64),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,6 +198,32 @@ players.B.plays = [{plays}]
         assert!(e.contains("listeners.persist"), "{e}");
         // Without persist they expire every turn.
         check("f.toml", &twins(&format!("{CLONE}, {CLONE}"), false, 60)).unwrap();
+    }
+
+    #[test]
+    fn persisting_listeners_are_bounded_by_the_looks_they_cost() {
+        let effects = format!(r#"{CLONE}, {{ type = "cancel", kinds = ["sort"] }}"#);
+        // By hand, 2 cards played a turn, 1 clone and 1 cancel effect each, none used up:
+        // turn t holds 4t cards and 4t clone effects, and 2t(t + 1) listeners (4 + 8 + ...
+        // + 4t); it looks 4t * 2t(t + 1) + 2 * 4t times. Summed to T: 8 (T(T+1)/2)^2 +
+        // 8 T(T+1)(2T+1)/6 + 8 T(T+1)/2; at 151 turns 1,062,953,024, at 152 1,091,233,536,
+        // the first past 2^30 = 1,073,741,824.
+        let total = |t: u128| {
+            8 * (t * (t + 1) / 2).pow(2) + 8 * t * (t + 1) * (2 * t + 1) / 6 + 4 * t * (t + 1)
+        };
+        assert_eq!(total(151), 1_062_953_024);
+        assert_eq!(total(152), 1_091_233_536);
+        check("f.toml", &twins(&effects, true, 151)).unwrap();
+        let e = check("f.toml", &twins(&effects, true, 1000))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("cards.turns") && e.contains("1,091,233,536 times by turn 152"),
+            "{e}"
+        );
+        // Without persist they expire every turn: 4 cards look at 4 listeners and 2 played
+        // cards at 4 clone effects, 24 looks a turn.
+        check("f.toml", &twins(&effects, false, 1000)).unwrap();
     }
 
     #[test]

@@ -343,24 +343,29 @@ fn explore(
     while let Some((node, id)) = explorer.explored.graph.work.pop_first() {
         expanded += 1;
         if crate::engine::interrupted() || expanded > super::cost::MAX_EXPANSIONS {
-            let states = explorer.explored.graph.states();
             let why = Why::from(match crate::engine::interrupted() {
                 true => "interrupted".to_string(),
                 false => super::cost::expansions_reason(),
             });
-            return Err(Failed { why, states });
+            return Err(give_up(explorer.explored, why));
         }
         if let Err(why) = explorer.expand(node, id) {
-            let states = explorer.explored.graph.states();
-            return Err(Failed { why, states });
+            return Err(give_up(explorer.explored, why));
         }
         let states = explorer.explored.graph.states();
         if states > limit {
             let why = Why::from(limit::over("the backward induction", states, units));
-            return Err(Failed { why, states });
+            return Err(give_up(explorer.explored, why));
         }
     }
     Ok(explorer.explored)
+}
+
+/// The forward pass stopped for `why`: what it found is freed apart (`cost::discard`).
+fn give_up(explored: Explored, why: Why) -> Failed {
+    let states = explored.graph.states();
+    super::cost::discard(explored);
+    Failed { why, states }
 }
 
 /// The forward pass under way.

@@ -18,10 +18,14 @@ use crate::scenario::{Command, Game, Order};
 const LAYOUT_OVERHEAD: u128 = 64;
 
 /// The most configurations an engagement's programme (or the backward induction) may expand:
-/// a bound on time. The states held stay under [`super::limit::max_states_for`], but an engagement that cannot
-/// end (units out of reach of each other over a thousand rounds, say) expands the same few
-/// states round after round, in time growing faster than the rounds.
-pub const MAX_EXPANSIONS: u64 = 10_000_000;
+/// a bound on time, a count so that whether a scenario is answered does not depend on the
+/// machine. The states held stay under [`super::limit::max_states_for`], but an engagement
+/// that can go on (units that Rally back what they lose, over a thousand rounds) carries
+/// counters that grow round after round, so its configurations grow with the rounds and its
+/// time as their cube. Expansions run at a few hundred thousand a second: the largest shipped
+/// answer, the induction of `configs/advise-long-duel.toml`, expands 397,552, and a refusal
+/// comes in a few seconds (10,000,000 took 30 to 55 s, and gigabytes).
+pub const MAX_EXPANSIONS: u64 = 1_000_000;
 
 /// The refusal past [`MAX_EXPANSIONS`].
 pub fn expansions_reason() -> String {
@@ -31,6 +35,15 @@ pub fn expansions_reason() -> String {
          is expanded again each round; give fewer rounds",
         crate::format::thousands(MAX_EXPANSIONS)
     )
+}
+
+/// Frees what a programme that gave up (refused, or stopped by Ctrl-C) held, on a thread of
+/// its own: millions of states take seconds to free, and the answer does not wait for them
+/// (nor does a process that then ends). Where no thread can be started, it is freed here.
+pub fn discard<T: Send + 'static>(held: T) {
+    let _ = std::thread::Builder::new()
+        .name("discard".into())
+        .spawn(move || drop(held));
 }
 
 /// Refuses, before any state is made, a scenario whose Rally layouts would not fit the memory

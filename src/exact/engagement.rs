@@ -94,14 +94,22 @@ pub fn play(
     add(&mut programme.work, start, 1.0);
     let mut expanded = 0;
     while let Some((config, p)) = programme.work.pop_first() {
-        if crate::engine::interrupted() {
-            return Err("interrupted".to_string().into());
-        }
         expanded += 1;
-        if expanded > super::cost::MAX_EXPANSIONS {
-            return Err(super::cost::expansions_reason().into());
+        let step = if crate::engine::interrupted() {
+            Err("interrupted".to_string().into())
+        } else if expanded > super::cost::MAX_EXPANSIONS {
+            Err(super::cost::expansions_reason().into())
+        } else {
+            programme.expand(config, p)
+        };
+        if let Err(why) = step {
+            let held = (
+                std::mem::take(&mut programme.work),
+                std::mem::take(&mut programme.ended),
+            );
+            super::cost::discard(held);
+            return Err(why);
         }
-        programme.expand(config, p)?;
     }
     Ok(programme.ended)
 }

@@ -17,6 +17,16 @@ use std::path::{Path, PathBuf};
 /// Writes `bytes` to `path` through a temporary file in the same folder, then renames it over
 /// the target. A failure leaves any existing file untouched and removes the temporary file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomic`] for a file written piece by piece: `write` streams it into the temporary
+/// file (buffered), so the whole text need never be held in memory. An error of `write`
+/// leaves any existing file untouched, as a failed write does.
+pub fn write_atomic_with<E: From<std::io::Error>>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<(), E> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     let name = path
         .file_name()
@@ -28,10 +38,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     );
     let tmp = dir.map_or_else(|| tmp_name.clone().into(), |d| d.join(&tmp_name));
     let result = (|| {
-        let mut file = create_new_replacing(&tmp)?;
-        file.write_all(bytes)?;
+        let mut file = std::io::BufWriter::new(create_new_replacing(&tmp)?);
+        write(&mut file)?;
+        let file = file.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, path).map_err(E::from)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -510,6 +521,33 @@ mod tests {
             std::fs::read_to_string(target.join("keep")).unwrap(),
             "keep"
         );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_file_streamed_in_pieces_is_written_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.html");
+        std::fs::write(&path, "old").unwrap();
+        // A stream that fails half-way: the old file stays, no temporary is left.
+        let failed = write_atomic_with(&path, |w| {
+            w.write_all(b"half")?;
+            Err(std::io::Error::other("template failed"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // Pieces written one after another come out in order, as one file.
+        write_atomic_with(&path, |w| {
+            for i in 0..100_000 {
+                write!(w, "{i},")?;
+            }
+            Ok::<(), std::io::Error>(())
+        })
+        .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected: String = (0..100_000).map(|i| format!("{i},")).collect();
+        assert_eq!(text, expected);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 

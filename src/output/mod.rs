@@ -7,7 +7,7 @@ pub mod partial;
 pub mod roster;
 pub mod tables;
 
-pub use atomic::{clear_leftovers, write_atomic, Claim};
+pub use atomic::{clear_leftovers, write_atomic, write_atomic_with, Claim};
 pub use tables::{
     AdviceRow, Comparison, Distribution, ExactMetric, ExactReport, ExactVariant, MetricReport,
     Report, Tables, ValidationRow, VariantReport,

@@ -59,15 +59,23 @@ pub enum ReportError {
     },
 }
 
-/// A report laid out in both formats.
+/// A report laid out, to be written in both formats. The text is made as it is written
+/// ([`write_rendered`]), straight into the files: a report of 100,000 sweep points is some
+/// 90 MB of HTML, never held whole.
 pub struct Rendered {
-    pub html: String,
-    pub markdown: String,
+    page: Page,
 }
 
-/// Lays out the report of a results folder already read.
+/// Lays out the report of a results folder already read: every chart is drawn here, so what
+/// can fail on the input fails before anything is written.
 pub fn render(results: &Results) -> Result<Rendered, ReportError> {
-    let page = build(results)?;
+    Ok(Rendered {
+        page: build(results)?,
+    })
+}
+
+/// The templates of both formats, with the filters report.md needs.
+fn environment() -> Result<minijinja::Environment<'static>, ReportError> {
     let mut env = minijinja::Environment::new();
     let syntax = minijinja::syntax::SyntaxConfig::builder()
         .trim_blocks(true)
@@ -86,15 +94,7 @@ pub fn render(results: &Results) -> Result<Rendered, ReportError> {
         markdown_text(&s).replace('|', "\\|").replace('\n', " ")
     });
     env.add_filter("code", |s: String| markdown_code(&s));
-    let render = |name: &str| {
-        env.get_template(name)
-            .and_then(|t| t.render(minijinja::value::Serde(&page)))
-            .map_err(|e| ReportError::Template(e.to_string()))
-    };
-    Ok(Rendered {
-        html: render("report.html")?,
-        markdown: render("report.md")?,
-    })
+    Ok(env)
 }
 
 /// `text` for Markdown, with no HTML in it: a `<` before a letter, `/`, `!` or `?` opens a
@@ -137,23 +137,59 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<Vec<PathBuf>, ReportError
     write_rendered(out.unwrap_or(dir), &rendered)
 }
 
-/// Writes a rendered report into `out` (created if needed), each file atomically.
+/// The file's own error behind a template's write failure (a full disk, say).
+fn write_failure(e: &minijinja::Error) -> std::io::Error {
+    match std::error::Error::source(e).and_then(|s| s.downcast_ref::<std::io::Error>()) {
+        Some(io) => std::io::Error::new(io.kind(), io.to_string()),
+        None => std::io::Error::other(e.to_string()),
+    }
+}
+
+/// What stops a report streamed into its file: the file, or the template.
+enum Streamed {
+    Io(std::io::Error),
+    Template(String),
+}
+
+impl From<std::io::Error> for Streamed {
+    fn from(e: std::io::Error) -> Streamed {
+        Streamed::Io(e)
+    }
+}
+
+/// Writes a rendered report into `out` (created if needed), each file atomically, its text
+/// streamed into the file as the template makes it.
 pub fn write_rendered(out: &Path, rendered: &Rendered) -> Result<Vec<PathBuf>, ReportError> {
     std::fs::create_dir_all(out).map_err(|source| ReportError::Write {
         path: out.to_path_buf(),
         source,
     })?;
+    let env = environment()?;
     let mut written = Vec::new();
-    for (name, text) in [
-        ("report.html", &rendered.html),
-        ("report.md", &rendered.markdown),
-    ] {
+    for name in ["report.html", "report.md"] {
         let path = out.join(name);
-        crate::output::write_atomic(&path, text.as_bytes()).map_err(|source| {
-            ReportError::Write {
+        let template = env
+            .get_template(name)
+            .map_err(|e| ReportError::Template(e.to_string()))?;
+        crate::output::write_atomic_with(&path, |file| {
+            let page = minijinja::value::Serde(&rendered.page);
+            template
+                .render_captured_to(page, file)
+                .map(drop)
+                .map_err(|e| {
+                    // A failed write reaches the template as an error of its own kind.
+                    match e.kind() {
+                        minijinja::ErrorKind::WriteFailure => Streamed::Io(write_failure(&e)),
+                        _ => Streamed::Template(e.to_string()),
+                    }
+                })
+        })
+        .map_err(|e| match e {
+            Streamed::Io(source) => ReportError::Write {
                 path: path.clone(),
                 source,
-            }
+            },
+            Streamed::Template(problem) => ReportError::Template(problem),
         })?;
         written.push(path);
     }

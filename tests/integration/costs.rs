@@ -388,3 +388,108 @@ fn ctrl_c_inside_a_long_trial_stops_at_once_and_the_run_resumes() {
     );
     assert!(out.join("checkpoint.json").exists());
 }
+
+/// Two units that Rally back what they lose (Resolve 2+, shooting on 4+): an engagement of
+/// `rounds` rounds that may go on to its last.
+fn rallying_back(rounds: u32) -> String {
+    let unit = |id: &str, side: &str, y: f64| {
+        format!(
+            r#"
+[[unit]]
+id = "{id}"
+side = "{side}"
+size = 5
+resolve = "d6>=2"
+weapon = {{ attacks = 1, hit = "d6>=4", damage = 1, range = 24.0 }}
+formation = {{ kind = "line", x = 18.0, y = {y}, spacing = 1.5 }}
+orders = [
+  {{ when = "missing >= 2 and not enemy_within(1)", command = "rally" }},
+  {{ command = "shoot", target = "nearest" }},
+]
+"#
+        )
+    };
+    format!(
+        "[scenario]\nname = \"back\"\ntrials = 100\n[battlefield]\nwidth = 48.0\nheight = 48.0\n\
+         [engagement]\nrounds = {rounds}\nfirst = \"alternate\"\n{}{}",
+        unit("a", "blue", 18.0),
+        unit("b", "red", 30.0)
+    )
+}
+
+#[test]
+fn an_engagement_that_may_go_on_for_a_thousand_rounds_is_refused_at_the_expansion_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every round its counters (lost, restored, declared) can grow, so its configurations grow
+    // with the rounds: 1,000 rounds pass the documented bound of 1,000,000 expansions.
+    let long = write(dir.path(), "long.toml", &rallying_back(1000));
+    let says = ["expanded 1,000,000 configurations", "`[engagement] rounds`"];
+    refused(
+        &["exact", s(&long), "--out", s(&dir.path().join("x"))],
+        &says,
+    );
+    // explain says the same, and `run --validate` writes its tables without validation.csv.
+    let explained = rollcall(&["explain", s(&long)]);
+    assert!(explained.status.success());
+    let text = String::from_utf8_lossy(&explained.stdout);
+    assert!(text.contains(says[0]), "{text}");
+    let out = dir.path().join("run");
+    let run = rollcall(&["run", s(&long), "--validate", "--quiet", "--out", s(&out)]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(out.join("summary.csv").exists() && !out.join("validation.csv").exists());
+    // Two rounds stay far within the bound: answered.
+    let short = write(dir.path(), "short.toml", &rallying_back(2));
+    let exact = rollcall(&["exact", s(&short), "--out", s(&dir.path().join("y"))]);
+    assert!(
+        exact.status.success(),
+        "{}",
+        String::from_utf8_lossy(&exact.stderr)
+    );
+}
+
+#[test]
+fn persisting_clone_and_cancel_effects_are_refused_by_the_looks_a_game_would_take() {
+    let dir = tempfile::tempdir().unwrap();
+    let turns = 700;
+    let plays = vec![r#"["twin"]"#; turns].join(", ");
+    // Listeners of kind `action` that no card played is: none is ever used up.
+    let text = format!(
+        r#"
+[scenario]
+name = "pile"
+[options]
+listeners.persist = true
+[cards]
+cards_per_turn = 1
+turns = {turns}
+[[cards.card]]
+id = "twin"
+kind = "sort"
+effects = [{{ type = "clone", kinds = ["sort"] }}, {{ type = "cancel", kinds = ["action"] }}]
+[[cards.card]]
+id = "idle"
+kind = "action"
+[cards.players.A]
+plays = [{plays}]
+[cards.players.B]
+plays = [{plays}]
+"#
+    );
+    let file = write(dir.path(), "pile.toml", &text);
+    // By hand (src/cards/cost.rs works the sum out): turn t holds 4t cards, 4t clone effects
+    // and 2t(t + 1) listeners; the looks summed pass 2^30 at turn 152, 1,091,233,536.
+    let says = [
+        "cards.turns",
+        "1,091,233,536 times by turn 152",
+        "1,073,741,824",
+        "listeners.persist",
+    ];
+    let from_check = refused(&["check", s(&file)], &says);
+    let out = dir.path().join("out");
+    let from_run = refused(&["run", s(&file), "--quiet", "--out", s(&out)], &says);
+    assert_eq!(from_check, from_run);
+}
