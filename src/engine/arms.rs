@@ -9,7 +9,7 @@
 mod cells;
 
 use super::stream::{self, LaneState, Stream};
-use super::tree::{LeafCounts, Next, Player, Tree, Walked};
+use super::tree::{Cursor, LeafCounts, Next, Player, Tree, Walked};
 use super::{Gathered, Trial};
 use cells::{CellGrid, Shape};
 use rand::Rng;
@@ -103,6 +103,11 @@ pub(crate) struct Arms {
     words: Vec<[u64; SHARED_WORDS]>,
     /// The trials an arm's tree does not know the path of, walked alone.
     alone_walks: Vec<u32>,
+    /// The trials of the block an arm walks past the shared words, and those of its trials
+    /// its tree does not know, each with where the walk met it: its group, the step past
+    /// the shared words (0 within them) and its place in the group.
+    longer: Vec<Longer>,
+    unknown: Vec<(u32, u32, u32, u32)>,
     /// `ended[arm * block + t]`: where arm `arm` of the block's trial t ended, a leaf or
     /// [`PLAYED`].
     ended: Vec<u32>,
@@ -130,6 +135,16 @@ pub(crate) struct Arms {
     drawn: u64,
     look_at: u64,
     grown: bool,
+}
+
+/// A trial walked past the shared words: where it stands, its stream and the word it draws
+/// next, its place in the block, and its group and place in the group.
+struct Longer {
+    at: Cursor,
+    stream: Stream,
+    word: u64,
+    t: u32,
+    order: (u32, u32),
 }
 
 /// A pair of arms whose metrics are compared, with its trials counted by pair of leaves.
@@ -184,6 +199,8 @@ impl Arms {
             streams: Vec::with_capacity(block),
             words: vec![[0; SHARED_WORDS]; block],
             alone_walks: Vec::with_capacity(block),
+            longer: Vec::with_capacity(block),
+            unknown: Vec::with_capacity(block),
             ended: vec![PLAYED; arms * block],
             played: vec![false; block],
             rows: Vec::new(),
@@ -336,81 +353,7 @@ impl Arms {
                     self.alone_walks.push(t);
                 }
             }
-            Next::Branch(_) => {
-                let on_grid = self.on_grid(arm);
-                for from in (0..n).step_by(SIDE) {
-                    let side = (n - from).min(SIDE);
-                    // Trials past the last of the block's repeat it; only the first `side`
-                    // count.
-                    let trial: [usize; SIDE] = std::array::from_fn(|i| {
-                        let i = from + i.min(side - 1);
-                        match on_grid {
-                            true => self.walked[i] as usize,
-                            false => i,
-                        }
-                    });
-                    // Every trial takes a step on each shared word while any still draws:
-                    // those that ended stay where they are.
-                    let words: [[u64; SHARED_WORDS]; SIDE] =
-                        std::array::from_fn(|i| self.words[trial[i]]);
-                    let mut at = [root; SIDE];
-                    for depth in 0..SHARED_WORDS {
-                        let mut open = false;
-                        for (place, words) in at.iter_mut().zip(&words) {
-                            *place = tree.advance(*place, words[depth]);
-                            open |= place.open();
-                        }
-                        if !open {
-                            break;
-                        }
-                    }
-                    // Paths longer than the shared words go on side by side, each on its
-                    // stream replayed past them: the block keeps no stream after the shared
-                    // words, since most paths end within them.
-                    let mut longer = [0; SIDE];
-                    let mut live = 0;
-                    for (i, &here) in at.iter().enumerate().take(side) {
-                        match here.next() {
-                            Next::Branch(_) => {
-                                longer[live] = i;
-                                live += 1;
-                            }
-                            Next::Leaf(leaf) => self.ended[ended + trial[i]] = leaf,
-                            Next::Unknown => self.alone_walks.push(trial[i] as u32),
-                        }
-                    }
-                    if live == 0 {
-                        continue;
-                    }
-                    let mut rest: [Option<Stream>; SIDE] = Default::default();
-                    for &i in &longer[..live] {
-                        let mut stream = self.streams[trial[i]].clone();
-                        for _ in 0..SHARED_WORDS {
-                            stream.next_u64();
-                        }
-                        rest[i] = Some(stream);
-                    }
-                    while live > 0 {
-                        let mut kept = 0;
-                        for j in 0..live {
-                            let i = longer[j];
-                            let Some(stream) = &mut rest[i] else {
-                                continue;
-                            };
-                            at[i] = tree.advance(at[i], stream.next_u64());
-                            match at[i].next() {
-                                Next::Branch(_) => {
-                                    longer[kept] = i;
-                                    kept += 1;
-                                }
-                                Next::Leaf(leaf) => self.ended[ended + trial[i]] = leaf,
-                                Next::Unknown => self.alone_walks.push(trial[i] as u32),
-                            }
-                        }
-                        live = kept;
-                    }
-                }
-            }
+            Next::Branch(_) => self.walk_side_by_side(arm, tree, n),
         }
         if self.alone_walks.is_empty() {
             return;
@@ -431,6 +374,95 @@ impl Arms {
                 }
             };
         }
+    }
+
+    /// Walks arm `arm`'s `n` trials of the block from the root, a branch: every trial takes
+    /// a step on each shared word while any of its group of `SIDE` still draws, then the
+    /// block's trials whose paths are longer go on together, each on its stream replayed
+    /// past the shared words (the block keeps no stream after them, since most paths end
+    /// within them). Trials the tree does not know are left in `alone_walks` in the order
+    /// of walking the groups one after another, so that the tree learns paths in that order.
+    fn walk_side_by_side(&mut self, arm: usize, tree: &Tree<'_>, n: usize) {
+        let ended = arm * self.block;
+        let on_grid = self.on_grid(arm);
+        let root = tree.start();
+        self.longer.clear();
+        self.unknown.clear();
+        for (group, from) in (0..n).step_by(SIDE).enumerate() {
+            let side = (n - from).min(SIDE);
+            // Trials past the last of the block's repeat it; only the first `side` count.
+            let trial: [usize; SIDE] = std::array::from_fn(|i| {
+                let i = from + i.min(side - 1);
+                match on_grid {
+                    true => self.walked[i] as usize,
+                    false => i,
+                }
+            });
+            // Those that ended stay where they are.
+            let words: [[u64; SHARED_WORDS]; SIDE] = std::array::from_fn(|i| self.words[trial[i]]);
+            let mut at = [root; SIDE];
+            for depth in 0..SHARED_WORDS {
+                let mut open = false;
+                for (place, words) in at.iter_mut().zip(&words) {
+                    *place = tree.advance(*place, words[depth]);
+                    open |= place.open();
+                }
+                if !open {
+                    break;
+                }
+            }
+            for (i, &here) in at.iter().enumerate().take(side) {
+                let t = trial[i] as u32;
+                let order = (group as u32, i as u32);
+                match here.next() {
+                    Next::Branch(_) => {
+                        let mut stream = self.streams[t as usize].clone();
+                        for _ in 0..SHARED_WORDS {
+                            stream.next_u64();
+                        }
+                        self.longer.push(Longer {
+                            at: here,
+                            stream,
+                            word: 0,
+                            t,
+                            order,
+                        });
+                    }
+                    Next::Leaf(leaf) => self.ended[ended + t as usize] = leaf,
+                    Next::Unknown => self.unknown.push((order.0, 0, order.1, t)),
+                }
+            }
+        }
+        let mut live = self.longer.len();
+        let mut step = 0;
+        while live > 0 {
+            step += 1;
+            // Every trial's next lookup is asked for before any is waited on, and no branch
+            // on where one ended comes between them (such a branch, mispredicted as often as
+            // trials end, would hold the lookups after it until its own came back).
+            for l in &mut self.longer[..live] {
+                l.word = l.stream.next_u64();
+                tree.prefetch(l.at, l.word);
+            }
+            for l in &mut self.longer[..live] {
+                l.at = tree.advance(l.at, l.word);
+            }
+            let mut kept = 0;
+            for j in 0..live {
+                let l = &self.longer[j];
+                match l.at.next() {
+                    Next::Branch(_) => {
+                        self.longer.swap(kept, j);
+                        kept += 1;
+                    }
+                    Next::Leaf(leaf) => self.ended[ended + l.t as usize] = leaf,
+                    Next::Unknown => self.unknown.push((l.order.0, step, l.order.1, l.t)),
+                }
+            }
+            live = kept;
+        }
+        self.unknown.sort_unstable();
+        self.alone_walks.extend(self.unknown.iter().map(|u| u.3));
     }
 
     /// The metric row of trial `t`, which has an arm played in full (`m` metrics).
