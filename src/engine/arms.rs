@@ -596,8 +596,10 @@ impl Arms {
 #[cfg(test)]
 pub(super) mod tests {
     use super::cells::COUNTED;
+    use super::{Arms, SHARED_WORDS, SIDE};
     use crate::dice::{Fraction, SuccessCount};
-    use crate::engine::stream::trial_stream;
+    use crate::engine::stream::{trial_stream, LaneState};
+    use crate::engine::tree::{Next, Player, Tree};
     use crate::engine::{run, Draws, Joined, MetricName, Monitor, Pairing, RunSpec, Shard, Trial};
     use std::sync::atomic::Ordering;
 
@@ -739,5 +741,119 @@ pub(super) mod tests {
             counted > trials_all / 4,
             "{counted} of {trials_all} trials counted on the grid"
         );
+    }
+
+    /// An arm of coin flips until a head, at most `most` of them: paths of every length
+    /// from one draw to well past the shared words.
+    struct Flips {
+        names: Vec<MetricName>,
+        most: u32,
+    }
+
+    impl Trial for Flips {
+        type Scratch = ();
+        fn metrics(&self) -> &[MetricName] {
+            &self.names
+        }
+        fn arms(&self) -> usize {
+            1
+        }
+        fn pairs(&self) -> &[(usize, usize)] {
+            &[]
+        }
+        fn scratch(&self) {}
+        fn memoise(&self) -> bool {
+            true
+        }
+        fn play<'t, D: Draws<'t>>(&'t self, _: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
+            let mut tails = 0;
+            while tails < self.most && draws.uniform(8) != 0 {
+                tails += 1;
+            }
+            out[0] = i64::from(tails);
+        }
+    }
+
+    /// The side-by-side walk of a block, trial by trial as first written: group by group
+    /// of `SIDE` trials, each trial stepped on its words in turn; trials the tree does not
+    /// know taken group by group, within a group first those met within the shared words,
+    /// then step by step past them, each step's in trial order. Returns each trial's leaf
+    /// (`None` for those the tree does not know) and the unknown trials in that order.
+    fn walk_group_by_group(arms: &Arms, tree: &Tree<'_>, n: usize) -> (Vec<Option<u32>>, Vec<u32>) {
+        // Each trial: where its walk ends, and after how many words past the shared ones.
+        let ends: Vec<(Next, usize)> = (0..n)
+            .map(|t| {
+                let mut at = tree.start();
+                let mut stream = arms.streams[t].clone();
+                let mut past = 0;
+                for drawn in 0.. {
+                    if !at.open() {
+                        break;
+                    }
+                    let w = rand::Rng::next_u64(&mut stream);
+                    assert!(drawn >= SHARED_WORDS || w == arms.words[t][drawn]);
+                    at = tree.advance(at, w);
+                    past = (drawn + 1).saturating_sub(SHARED_WORDS);
+                }
+                (at.next(), past)
+            })
+            .collect();
+        let mut unknown = Vec::new();
+        for group in (0..n).step_by(SIDE).map(|from| from..(from + SIDE).min(n)) {
+            let longest = group.clone().map(|t| ends[t].1).max().unwrap_or(0);
+            for step in 0..=longest {
+                for t in group.clone() {
+                    if ends[t] == (Next::Unknown, step) {
+                        unknown.push(t as u32);
+                    }
+                }
+            }
+        }
+        let leaves = ends
+            .iter()
+            .map(|&(next, _)| match next {
+                Next::Leaf(leaf) => Some(leaf),
+                _ => None,
+            })
+            .collect();
+        (leaves, unknown)
+    }
+
+    #[test]
+    fn the_block_walks_together_as_group_by_group() {
+        let mut compared = (0, 0);
+        for case in 0..6u64 {
+            let trial = Flips {
+                names: vec![MetricName {
+                    arm: 0,
+                    choice: String::new(),
+                    name: "tails".into(),
+                }],
+                most: [3, 6, 9, 14, 20, 40][case as usize],
+            };
+            let mut tree = Tree::new(&trial, 0, true);
+            let mut player = Player::new(&trial);
+            let mut arms = Arms::new(&trial);
+            let mut lane = LaneState([case + 1, 7, 11, 13]);
+            for _ in 0..40 {
+                let len = arms.draw_block(&mut lane, 1 << 20, std::slice::from_ref(&tree));
+                if tree.start().open() && !arms.on_grid(0) {
+                    let (leaves, unknown) = walk_group_by_group(&arms, &tree, len);
+                    arms.alone_walks.clear();
+                    arms.walk_side_by_side(0, &tree, len);
+                    assert_eq!(arms.alone_walks, unknown, "case {case}");
+                    for (t, leaf) in leaves.iter().enumerate() {
+                        if let Some(leaf) = *leaf {
+                            assert_eq!(arms.ended[t], leaf, "case {case}, trial {t}");
+                        }
+                    }
+                    compared.0 += unknown.len();
+                    compared.1 += leaves.iter().flatten().count();
+                }
+                arms.walk_arm(0, &mut tree, &mut player, len);
+            }
+        }
+        // Both kinds met, unknown ones mostly while the trees learn.
+        assert!(compared.0 > 100 && compared.1 > 10_000, "{compared:?}");
     }
 }
