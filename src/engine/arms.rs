@@ -433,6 +433,14 @@ impl Arms {
                 }
             }
         }
+        self.walk_longer(ended, tree);
+        self.unknown.sort_unstable();
+        self.alone_walks.extend(self.unknown.iter().map(|u| u.3));
+    }
+
+    /// Steps the trials in `longer` together until each has ended (the arm's trials start at
+    /// `ended` in `self.ended`).
+    fn walk_longer(&mut self, ended: usize, tree: &Tree<'_>) {
         let mut live = self.longer.len();
         let mut step = 0;
         while live > 0 {
@@ -461,8 +469,6 @@ impl Arms {
             }
             live = kept;
         }
-        self.unknown.sort_unstable();
-        self.alone_walks.extend(self.unknown.iter().map(|u| u.3));
     }
 
     /// The metric row of trial `t`, which has an arm played in full (`m` metrics).
