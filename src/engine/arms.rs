@@ -9,7 +9,7 @@
 mod cells;
 
 use super::stream::{self, LaneState, Stream};
-use super::tree::{LeafCounts, Next, Player, Tree, Walked};
+use super::tree::{Cursor, LeafCounts, Next, Player, Tree, Walked};
 use super::{Gathered, Trial};
 use cells::{CellGrid, Shape};
 use rand::Rng;
@@ -103,6 +103,11 @@ pub(crate) struct Arms {
     words: Vec<[u64; SHARED_WORDS]>,
     /// The trials an arm's tree does not know the path of, walked alone.
     alone_walks: Vec<u32>,
+    /// The trials of the block an arm walks past the shared words, and those of its trials
+    /// its tree does not know, each with where the walk met it: its group, the step past
+    /// the shared words (0 within them) and its place in the group.
+    longer: Vec<Longer>,
+    unknown: Vec<(u32, u32, u32, u32)>,
     /// `ended[arm * block + t]`: where arm `arm` of the block's trial t ended, a leaf or
     /// [`PLAYED`].
     ended: Vec<u32>,
@@ -130,6 +135,16 @@ pub(crate) struct Arms {
     drawn: u64,
     look_at: u64,
     grown: bool,
+}
+
+/// A trial walked past the shared words: where it stands, its stream and the word it draws
+/// next, its place in the block, and its group and place in the group.
+struct Longer {
+    at: Cursor,
+    stream: Stream,
+    word: u64,
+    t: u32,
+    order: (u32, u32),
 }
 
 /// A pair of arms whose metrics are compared, with its trials counted by pair of leaves.
@@ -184,6 +199,8 @@ impl Arms {
             streams: Vec::with_capacity(block),
             words: vec![[0; SHARED_WORDS]; block],
             alone_walks: Vec::with_capacity(block),
+            longer: Vec::with_capacity(block),
+            unknown: Vec::with_capacity(block),
             ended: vec![PLAYED; arms * block],
             played: vec![false; block],
             rows: Vec::new(),
@@ -336,81 +353,7 @@ impl Arms {
                     self.alone_walks.push(t);
                 }
             }
-            Next::Branch(_) => {
-                let on_grid = self.on_grid(arm);
-                for from in (0..n).step_by(SIDE) {
-                    let side = (n - from).min(SIDE);
-                    // Trials past the last of the block's repeat it; only the first `side`
-                    // count.
-                    let trial: [usize; SIDE] = std::array::from_fn(|i| {
-                        let i = from + i.min(side - 1);
-                        match on_grid {
-                            true => self.walked[i] as usize,
-                            false => i,
-                        }
-                    });
-                    // Every trial takes a step on each shared word while any still draws:
-                    // those that ended stay where they are.
-                    let words: [[u64; SHARED_WORDS]; SIDE] =
-                        std::array::from_fn(|i| self.words[trial[i]]);
-                    let mut at = [root; SIDE];
-                    for depth in 0..SHARED_WORDS {
-                        let mut open = false;
-                        for (place, words) in at.iter_mut().zip(&words) {
-                            *place = tree.advance(*place, words[depth]);
-                            open |= place.open();
-                        }
-                        if !open {
-                            break;
-                        }
-                    }
-                    // Paths longer than the shared words go on side by side, each on its
-                    // stream replayed past them: the block keeps no stream after the shared
-                    // words, since most paths end within them.
-                    let mut longer = [0; SIDE];
-                    let mut live = 0;
-                    for (i, &here) in at.iter().enumerate().take(side) {
-                        match here.next() {
-                            Next::Branch(_) => {
-                                longer[live] = i;
-                                live += 1;
-                            }
-                            Next::Leaf(leaf) => self.ended[ended + trial[i]] = leaf,
-                            Next::Unknown => self.alone_walks.push(trial[i] as u32),
-                        }
-                    }
-                    if live == 0 {
-                        continue;
-                    }
-                    let mut rest: [Option<Stream>; SIDE] = Default::default();
-                    for &i in &longer[..live] {
-                        let mut stream = self.streams[trial[i]].clone();
-                        for _ in 0..SHARED_WORDS {
-                            stream.next_u64();
-                        }
-                        rest[i] = Some(stream);
-                    }
-                    while live > 0 {
-                        let mut kept = 0;
-                        for j in 0..live {
-                            let i = longer[j];
-                            let Some(stream) = &mut rest[i] else {
-                                continue;
-                            };
-                            at[i] = tree.advance(at[i], stream.next_u64());
-                            match at[i].next() {
-                                Next::Branch(_) => {
-                                    longer[kept] = i;
-                                    kept += 1;
-                                }
-                                Next::Leaf(leaf) => self.ended[ended + trial[i]] = leaf,
-                                Next::Unknown => self.alone_walks.push(trial[i] as u32),
-                            }
-                        }
-                        live = kept;
-                    }
-                }
-            }
+            Next::Branch(_) => self.walk_side_by_side(arm, tree, n),
         }
         if self.alone_walks.is_empty() {
             return;
@@ -430,6 +373,101 @@ impl Arms {
                     PLAYED
                 }
             };
+        }
+    }
+
+    /// Walks arm `arm`'s `n` trials of the block from the root, a branch: every trial takes
+    /// a step on each shared word while any of its group of `SIDE` still draws, then the
+    /// block's trials whose paths are longer go on together, each on its stream replayed
+    /// past the shared words (the block keeps no stream after them, since most paths end
+    /// within them). Trials the tree does not know are left in `alone_walks` in the order
+    /// of walking the groups one after another, so that the tree learns paths in that order.
+    fn walk_side_by_side(&mut self, arm: usize, tree: &Tree<'_>, n: usize) {
+        let ended = arm * self.block;
+        let on_grid = self.on_grid(arm);
+        let root = tree.start();
+        self.longer.clear();
+        self.unknown.clear();
+        for (group, from) in (0..n).step_by(SIDE).enumerate() {
+            let side = (n - from).min(SIDE);
+            // Trials past the last of the block's repeat it; only the first `side` count.
+            let trial: [usize; SIDE] = std::array::from_fn(|i| {
+                let i = from + i.min(side - 1);
+                match on_grid {
+                    true => self.walked[i] as usize,
+                    false => i,
+                }
+            });
+            // Those that ended stay where they are.
+            let words: [[u64; SHARED_WORDS]; SIDE] = std::array::from_fn(|i| self.words[trial[i]]);
+            let mut at = [root; SIDE];
+            for depth in 0..SHARED_WORDS {
+                let mut open = false;
+                for (place, words) in at.iter_mut().zip(&words) {
+                    *place = tree.advance(*place, words[depth]);
+                    open |= place.open();
+                }
+                if !open {
+                    break;
+                }
+            }
+            for (i, &here) in at.iter().enumerate().take(side) {
+                let t = trial[i] as u32;
+                let order = (group as u32, i as u32);
+                match here.next() {
+                    Next::Branch(_) => {
+                        let mut stream = self.streams[t as usize].clone();
+                        for _ in 0..SHARED_WORDS {
+                            stream.next_u64();
+                        }
+                        self.longer.push(Longer {
+                            at: here,
+                            stream,
+                            word: 0,
+                            t,
+                            order,
+                        });
+                    }
+                    Next::Leaf(leaf) => self.ended[ended + t as usize] = leaf,
+                    Next::Unknown => self.unknown.push((order.0, 0, order.1, t)),
+                }
+            }
+        }
+        self.walk_longer(ended, tree);
+        self.unknown.sort_unstable();
+        self.alone_walks.extend(self.unknown.iter().map(|u| u.3));
+    }
+
+    /// Steps the trials in `longer` together until each has ended (the arm's trials start at
+    /// `ended` in `self.ended`).
+    fn walk_longer(&mut self, ended: usize, tree: &Tree<'_>) {
+        let mut live = self.longer.len();
+        let mut step = 0;
+        while live > 0 {
+            step += 1;
+            // Every trial's next lookup is asked for before any is waited on, and no branch
+            // on where one ended comes between them (such a branch, mispredicted as often as
+            // trials end, would hold the lookups after it until its own came back).
+            for l in &mut self.longer[..live] {
+                l.word = l.stream.next_u64();
+                tree.prefetch(l.at, l.word);
+            }
+            for l in &mut self.longer[..live] {
+                l.at = tree.advance(l.at, l.word);
+            }
+            let mut kept = 0;
+            for j in 0..live {
+                let l = &self.longer[j];
+                match l.at.next() {
+                    Next::Branch(_) => {
+                        self.longer.swap(kept, j);
+                        kept += 1;
+                    }
+                    Next::Leaf(leaf) => self.ended[ended + l.t as usize] = leaf,
+                    Next::Unknown => self.unknown.push((l.order.0, step, l.order.1, l.t)),
+                }
+            }
+            live = kept;
         }
     }
 
@@ -564,8 +602,10 @@ impl Arms {
 #[cfg(test)]
 pub(super) mod tests {
     use super::cells::COUNTED;
+    use super::{Arms, SHARED_WORDS, SIDE};
     use crate::dice::{Fraction, SuccessCount};
-    use crate::engine::stream::trial_stream;
+    use crate::engine::stream::{trial_stream, LaneState};
+    use crate::engine::tree::{Next, Player, Tree};
     use crate::engine::{run, Draws, Joined, MetricName, Monitor, Pairing, RunSpec, Shard, Trial};
     use std::sync::atomic::Ordering;
 
@@ -707,5 +747,119 @@ pub(super) mod tests {
             counted > trials_all / 4,
             "{counted} of {trials_all} trials counted on the grid"
         );
+    }
+
+    /// An arm of coin flips until a head, at most `most` of them: paths of every length
+    /// from one draw to well past the shared words.
+    struct Flips {
+        names: Vec<MetricName>,
+        most: u32,
+    }
+
+    impl Trial for Flips {
+        type Scratch = ();
+        fn metrics(&self) -> &[MetricName] {
+            &self.names
+        }
+        fn arms(&self) -> usize {
+            1
+        }
+        fn pairs(&self) -> &[(usize, usize)] {
+            &[]
+        }
+        fn scratch(&self) {}
+        fn memoise(&self) -> bool {
+            true
+        }
+        fn play<'t, D: Draws<'t>>(&'t self, _: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
+            let mut tails = 0;
+            while tails < self.most && draws.uniform(8) != 0 {
+                tails += 1;
+            }
+            out[0] = i64::from(tails);
+        }
+    }
+
+    /// The side-by-side walk of a block, trial by trial as first written: group by group
+    /// of `SIDE` trials, each trial stepped on its words in turn; trials the tree does not
+    /// know taken group by group, within a group first those met within the shared words,
+    /// then step by step past them, each step's in trial order. Returns each trial's leaf
+    /// (`None` for those the tree does not know) and the unknown trials in that order.
+    fn walk_group_by_group(arms: &Arms, tree: &Tree<'_>, n: usize) -> (Vec<Option<u32>>, Vec<u32>) {
+        // Each trial: where its walk ends, and after how many words past the shared ones.
+        let ends: Vec<(Next, usize)> = (0..n)
+            .map(|t| {
+                let mut at = tree.start();
+                let mut stream = arms.streams[t].clone();
+                let mut past = 0;
+                for drawn in 0.. {
+                    if !at.open() {
+                        break;
+                    }
+                    let w = rand::Rng::next_u64(&mut stream);
+                    assert!(drawn >= SHARED_WORDS || w == arms.words[t][drawn]);
+                    at = tree.advance(at, w);
+                    past = (drawn + 1).saturating_sub(SHARED_WORDS);
+                }
+                (at.next(), past)
+            })
+            .collect();
+        let mut unknown = Vec::new();
+        for group in (0..n).step_by(SIDE).map(|from| from..(from + SIDE).min(n)) {
+            let longest = group.clone().map(|t| ends[t].1).max().unwrap_or(0);
+            for step in 0..=longest {
+                for t in group.clone() {
+                    if ends[t] == (Next::Unknown, step) {
+                        unknown.push(t as u32);
+                    }
+                }
+            }
+        }
+        let leaves = ends
+            .iter()
+            .map(|&(next, _)| match next {
+                Next::Leaf(leaf) => Some(leaf),
+                _ => None,
+            })
+            .collect();
+        (leaves, unknown)
+    }
+
+    #[test]
+    fn the_block_walks_together_as_group_by_group() {
+        let mut compared = (0, 0);
+        for case in 0..6u64 {
+            let trial = Flips {
+                names: vec![MetricName {
+                    arm: 0,
+                    choice: String::new(),
+                    name: "tails".into(),
+                }],
+                most: [3, 6, 9, 14, 20, 40][case as usize],
+            };
+            let mut tree = Tree::new(&trial, 0, true);
+            let mut player = Player::new(&trial);
+            let mut arms = Arms::new(&trial);
+            let mut lane = LaneState([case + 1, 7, 11, 13]);
+            for _ in 0..40 {
+                let len = arms.draw_block(&mut lane, 1 << 20, std::slice::from_ref(&tree));
+                if tree.start().open() && !arms.on_grid(0) {
+                    let (leaves, unknown) = walk_group_by_group(&arms, &tree, len);
+                    arms.alone_walks.clear();
+                    arms.walk_side_by_side(0, &tree, len);
+                    assert_eq!(arms.alone_walks, unknown, "case {case}");
+                    for (t, leaf) in leaves.iter().enumerate() {
+                        if let Some(leaf) = *leaf {
+                            assert_eq!(arms.ended[t], leaf, "case {case}, trial {t}");
+                        }
+                    }
+                    compared.0 += unknown.len();
+                    compared.1 += leaves.iter().flatten().count();
+                }
+                arms.walk_arm(0, &mut tree, &mut player, len);
+            }
+        }
+        // Both kinds met, unknown ones mostly while the trees learn.
+        assert!(compared.0 > 100 && compared.1 > 10_000, "{compared:?}");
     }
 }

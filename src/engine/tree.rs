@@ -903,6 +903,22 @@ impl<'t> Tree<'t> {
         Cursor(std::hint::select_unpredictable(open, next, e))
     }
 
+    /// Asks for the guide entry [`advance`](Self::advance) reads at `at` for word `w`, so
+    /// that the lookups of many walks overlap; answers nothing and changes nothing.
+    #[inline(always)]
+    pub fn prefetch(&self, at: Cursor, w: u64) {
+        let key = (at.0 as usize) << GUIDE_BITS | (w >> (64 - GUIDE_BITS)) as usize;
+        #[cfg(target_arch = "x86_64")]
+        if let Some(g) = self.guides.get(key) {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: a prefetch reads nothing and cannot fault; the address is an entry of
+            // the guides all the same.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>((g as *const GuideEntry).cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// The draw made at branch `branch` (named by a [`Next`]).
     pub fn draw_at(&self, branch: u32) -> Draw<'t> {
         self.branches[branch as usize].draw

@@ -9,5 +9,5 @@ pub mod spatial;
 
 pub(crate) use distance::slack;
 pub use distance::{any_within, boxes_decide_within, closest, closest_by_scan};
-pub use reach::{Blocks, Reach};
+pub use reach::Reach;
 pub use shapes::{edge_distance, overlaps, within, Battlefield, Point, Rect, EPS};

@@ -10,7 +10,7 @@
 //! square root.
 
 use super::shapes::{Point, EPS};
-use super::spatial::{box_distance_squared, box_gap_squared, box_span_squared};
+use super::spatial::{box_gap_squared, box_span_squared};
 
 /// A test on two bases of radii `ra` and `rb`, as a function of their centres' squared
 /// distance ([`Point::distance_squared`], the same in either order).
@@ -82,6 +82,19 @@ impl Reach {
         }
     }
 
+    /// How far apart two centres can be for the test to hold, as far as known: every pair
+    /// whose squared distance is at least this squared (as computed) fails. Infinite when
+    /// no bound is known.
+    pub fn reach(&self) -> f64 {
+        let far = self.no.sqrt();
+        // The square root may round down: step up to a number whose square is not below.
+        if far * far >= self.no {
+            far
+        } else {
+            far.next_up()
+        }
+    }
+
     /// The test on two centres whose squared distance is `d2`.
     #[inline]
     pub fn test(&self, d2: f64) -> bool {
@@ -114,94 +127,6 @@ impl Reach {
         } else {
             Some(false)
         }
-    }
-
-    /// Whether the test holds between `p` and some centre of `blocks`. A block whose box is
-    /// at least `no` from `p` (squared, as [`box_distance_squared`] computes it, no more than
-    /// the squared distance of any centre in it) is skipped whole; the others have their
-    /// eight squared distances worked out side by side, a square root only in the band.
-    pub fn any(&self, p: Point, blocks: &Blocks) -> bool {
-        self.find(p, blocks).is_some()
-    }
-
-    /// [`Reach::any`], naming a centre of `blocks` (its place in the order pushed) for which
-    /// the test holds.
-    pub fn find(&self, p: Point, blocks: &Blocks) -> Option<usize> {
-        for (b, &(lo, hi)) in blocks.boxes.iter().enumerate() {
-            if box_distance_squared(p, lo, hi) >= self.no {
-                continue;
-            }
-            let at = b * BLOCK;
-            let (xs, ys) = (&blocks.xs[at..at + BLOCK], &blocks.ys[at..at + BLOCK]);
-            let mut d2 = [0.0; BLOCK];
-            for k in 0..BLOCK {
-                let (dx, dy) = (p.x - xs[k], p.y - ys[k]);
-                d2[k] = dx * dx + dy * dy;
-            }
-            let (mut sure, mut unsure) = (false, false);
-            for &v in &d2 {
-                sure |= v <= self.yes;
-                unsure |= v > self.yes && v < self.no;
-            }
-            if sure || unsure {
-                if let Some(k) = d2.iter().position(|&v| self.test(v)) {
-                    return Some(at + k);
-                }
-            }
-        }
-        None
-    }
-}
-
-/// Centres per block of [`Reach::any`].
-const BLOCK: usize = 8;
-
-/// Centres in blocks of eight, as columns of coordinates, each block with its box: what
-/// [`Reach::any`] asks of many bases of one size at once. The last block is filled out with
-/// centres at infinity, whose squared distance from any point is infinite, so that they pass
-/// no test. Buffers are kept when cleared.
-#[derive(Debug, Clone, Default)]
-pub struct Blocks {
-    xs: Vec<f64>,
-    ys: Vec<f64>,
-    boxes: Vec<(Point, Point)>,
-    len: usize,
-}
-
-impl Blocks {
-    pub fn clear(&mut self) {
-        self.xs.clear();
-        self.ys.clear();
-        self.boxes.clear();
-        self.len = 0;
-    }
-
-    pub fn push(&mut self, p: Point) {
-        if self.len.is_multiple_of(BLOCK) {
-            self.xs.extend([f64::INFINITY; BLOCK]);
-            self.ys.extend([f64::INFINITY; BLOCK]);
-            self.boxes.push((p, p));
-        }
-        let last = self.boxes.len() - 1;
-        let (lo, hi) = &mut self.boxes[last];
-        *lo = Point::new(lo.x.min(p.x), lo.y.min(p.y));
-        *hi = Point::new(hi.x.max(p.x), hi.y.max(p.y));
-        self.xs[self.len] = p.x;
-        self.ys[self.len] = p.y;
-        self.len += 1;
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// The centre pushed `i`th.
-    pub fn get(&self, i: usize) -> Point {
-        Point::new(self.xs[i], self.ys[i])
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 }
 
@@ -266,45 +191,6 @@ mod tests {
         assert!(boundary > 5_000, "{boundary}");
     }
 
-    /// `any` over groups of 0 to 40 centres, on a half-inch lattice (so that some lie exactly
-    /// at the boundary) or anywhere, against asking each.
-    #[test]
-    fn any_asks_every_base() {
-        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(161);
-        let mut blocks = Blocks::default();
-        let mut hits = 0;
-        for round in 0..5_000 {
-            let n = (rng.next_u64() % 41) as usize;
-            let lattice = round % 3 != 0;
-            let mut c = || {
-                if lattice {
-                    (rng.next_u64() % 40) as f64 * 0.5
-                } else {
-                    (rng.next_u64() % (1 << 20)) as f64 / (1 << 20) as f64 * 20.0
-                }
-            };
-            let centres: Vec<Point> = (0..n).map(|_| Point::new(c(), c())).collect();
-            let p = Point::new(c(), c());
-            let test = if round % 2 == 0 {
-                Reach::within(0.5, 0.75, [0.0, 1.0, 2.5][round % 3])
-            } else {
-                Reach::overlapping(0.5, 1.0)
-            };
-            blocks.clear();
-            for &q in &centres {
-                blocks.push(q);
-            }
-            assert_eq!(blocks.len(), n);
-            let every = centres.iter().any(|&q| test.between(p, q));
-            assert_eq!(test.any(p, &blocks), every, "round {round}");
-            if let Some(i) = test.find(p, &blocks) {
-                assert!(test.between(p, centres[i]) && blocks.get(i) == centres[i]);
-            }
-            hits += usize::from(every);
-        }
-        assert!((500..4_500).contains(&hits), "{hits}");
-    }
-
     /// Two groups on a half-inch lattice (so that pairs are often exactly touching, or exactly
     /// `d` apart edge to edge), their boxes or boxes around them: wherever the boxes decide,
     /// they say what every pair says.
@@ -348,5 +234,41 @@ mod tests {
             decided > 5_000 && undecided > 1_000,
             "{decided} {undecided}"
         );
+    }
+
+    /// Centres at the reach a test reports, a few units in the last place beyond it, and
+    /// farther: the test fails there, and holds just inside the boundary it stands for.
+    #[test]
+    fn no_pair_at_the_reach_or_beyond_passes() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(165);
+        let radii: [f64; 5] = [0.5, 0.75, 1.0, 1.25, 0.3];
+        for round in 0..20_000 {
+            let (ra, rb) = (radii[round % 5], radii[(round / 5) % 5]);
+            let test = match round % 3 {
+                0 => Reach::overlapping(ra, rb),
+                k => Reach::within(ra, rb, [0.0, 1.0, 2.5, 24.0][(k + round / 3) % 4]),
+            };
+            let far = test.reach();
+            assert!(far.is_finite() && !test.test(far * far), "round {round}");
+            let mut dist = far;
+            for _ in 0..rng.next_u64() % 8 {
+                dist = dist.next_up();
+            }
+            dist += (rng.next_u64() % 4) as f64 * 0.25;
+            let a = Point::new(
+                (rng.next_u64() % 96) as f64 * 0.5,
+                (rng.next_u64() % 96) as f64 * 0.5,
+            );
+            let angle = (rng.next_u64() % 24) as f64 * std::f64::consts::TAU / 24.0;
+            let b = Point::new(a.x + dist * angle.cos(), a.y + dist * angle.sin());
+            // Rounding the centre may bring it a hair nearer than `dist`; the reach holds for
+            // squared distances as computed.
+            if a.distance_squared(b) >= far * far {
+                assert!(!test.between(a, b), "round {round}: {a:?} {b:?}");
+            }
+            // A thousandth of an inch inside the boundary the test stands for, it holds.
+            let inside = far - 1e-3;
+            assert!(test.test(inside * inside), "round {round}");
+        }
     }
 }
