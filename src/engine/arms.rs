@@ -608,6 +608,7 @@ pub(super) mod tests {
                         arm: 0,
                         choice: String::new(),
                         name: name.into(),
+                        round: None,
                     })
                     .to_vec(),
                 memoise,

@@ -1159,6 +1159,7 @@ mod tests {
                     arm: 0,
                     choice: String::new(),
                     name: name.into(),
+                    round: None,
                 })
                 .to_vec();
             Shaped {
@@ -1596,6 +1597,7 @@ mod tests {
                         arm: 0,
                         choice: String::new(),
                         name: format!("m{i}"),
+                        round: None,
                     })
                     .collect(),
                 memoise,
@@ -1716,6 +1718,7 @@ mod tests {
                 arm: 0,
                 choice: String::new(),
                 name: "ones".into(),
+                round: None,
             }];
             Flips {
                 names,
