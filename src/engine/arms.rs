@@ -18,6 +18,11 @@ use std::collections::HashMap;
 /// An arm played in full: its metrics are in the player's row, not at a leaf.
 pub(crate) const PLAYED: u32 = u32::MAX;
 
+/// A round record a trial's row does not hold: the arm ended at a leaf, and its records are
+/// counted from the leaf and where the walk passed ([`Tree::add_rounds`]). The gathering
+/// skips it; no metric is this low (values never wrap).
+pub(crate) const NOT_HERE: i64 = i64::MIN;
+
 /// Words of a trial drawn once for every arm to walk by; an arm whose path is longer walks on
 /// its own stream.
 const SHARED_WORDS: usize = 4;
@@ -113,6 +118,9 @@ pub(crate) struct Arms {
     /// its leaves counted there).
     alone: Vec<usize>,
     leaves: Vec<LeafCounts>,
+    /// Per arm, trials that ended at a leaf in a row with another arm played in full: only
+    /// their round records are counted from the leaf.
+    round_leaves: Vec<LeafCounts>,
     /// The pairs of arms whose metrics are compared.
     compared: Vec<Compared>,
     /// The grid some arms are counted on instead of walked, with the shapes it was drawn
@@ -189,6 +197,7 @@ impl Arms {
             rows: Vec::new(),
             alone,
             leaves: (0..arms).map(|_| LeafCounts::default()).collect(),
+            round_leaves: (0..arms).map(|_| LeafCounts::default()).collect(),
             compared,
             grid: None,
             shapes: vec![None; arms],
@@ -205,7 +214,10 @@ impl Arms {
     /// those known to two draws, fewest unknown first while the chance of an unknown cell
     /// stays small.
     fn regrid(&mut self, trees: &[Tree<'_>]) {
-        let shapes: Vec<Option<Shape>> = trees.iter().map(Shape::of).collect();
+        // Arms with round records count them where their walks pass: never on the grid.
+        let shapes: Vec<Option<Shape>> = (trees.iter())
+            .map(|t| Shape::of(t).filter(|_| !t.has_rounds()))
+            .collect();
         let mut known: Vec<usize> = (0..shapes.len())
             .filter(|&arm| shapes[arm].is_some())
             .collect();
@@ -338,6 +350,7 @@ impl Arms {
             }
             Next::Branch(_) => {
                 let on_grid = self.on_grid(arm);
+                let rounds = tree.has_rounds();
                 for from in (0..n).step_by(SIDE) {
                     let side = (n - from).min(SIDE);
                     // Trials past the last of the block's repeat it; only the first `side`
@@ -356,8 +369,13 @@ impl Arms {
                     let mut at = [root; SIDE];
                     for depth in 0..SHARED_WORDS {
                         let mut open = false;
-                        for (place, words) in at.iter_mut().zip(&words) {
-                            *place = tree.advance(*place, words[depth]);
+                        for (i, (place, words)) in at.iter_mut().zip(&words).enumerate() {
+                            let next = tree.advance(*place, words[depth]);
+                            // The repeats past `side` pass nowhere.
+                            if rounds && next != *place && i < side {
+                                tree.pass(next);
+                            }
+                            *place = next;
                             open |= place.open();
                         }
                         if !open {
@@ -376,7 +394,14 @@ impl Arms {
                                 live += 1;
                             }
                             Next::Leaf(leaf) => self.ended[ended + trial[i]] = leaf,
-                            Next::Unknown => self.alone_walks.push(trial[i] as u32),
+                            Next::Unknown => {
+                                // Walked again from its start, counting its passes then.
+                                if rounds {
+                                    let mut words = self.streams[trial[i]].clone();
+                                    tree.unpass(std::iter::from_fn(|| Some(words.next_u64())));
+                                }
+                                self.alone_walks.push(trial[i] as u32);
+                            }
                         }
                     }
                     if live == 0 {
@@ -397,14 +422,25 @@ impl Arms {
                             let Some(stream) = &mut rest[i] else {
                                 continue;
                             };
-                            at[i] = tree.advance(at[i], stream.next_u64());
+                            let next = tree.advance(at[i], stream.next_u64());
+                            if rounds && next != at[i] {
+                                tree.pass(next);
+                            }
+                            at[i] = next;
                             match at[i].next() {
                                 Next::Branch(_) => {
                                     longer[kept] = i;
                                     kept += 1;
                                 }
                                 Next::Leaf(leaf) => self.ended[ended + trial[i]] = leaf,
-                                Next::Unknown => self.alone_walks.push(trial[i] as u32),
+                                Next::Unknown => {
+                                    if rounds {
+                                        let mut words = self.streams[trial[i]].clone();
+                                        let words = std::iter::from_fn(|| Some(words.next_u64()));
+                                        tree.unpass(words);
+                                    }
+                                    self.alone_walks.push(trial[i] as u32);
+                                }
                             }
                         }
                         live = kept;
@@ -424,7 +460,7 @@ impl Arms {
                 Walked::Leaf(leaf) => leaf,
                 Walked::Played => {
                     let row = self.played_row(t, m);
-                    for &slot in tree.slots() {
+                    for &slot in tree.slots().iter().chain(tree.round_slots()) {
                         row[slot] = player.out[slot];
                     }
                     PLAYED
@@ -457,6 +493,12 @@ impl Arms {
             if leaf != PLAYED {
                 for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
                     row[slot] = v;
+                }
+                for &slot in tree.round_slots() {
+                    row[slot] = NOT_HERE;
+                }
+                if tree.has_rounds() {
+                    self.round_leaves[arm].add(leaf, 0, 1);
                 }
             }
         }
@@ -532,7 +574,7 @@ impl Arms {
     }
 
     /// Adds the trials counted to `acc`'s histograms and forgets them.
-    pub(crate) fn drain_into(&mut self, trees: &[Tree<'_>], acc: &mut Gathered) {
+    pub(crate) fn drain_into(&mut self, trees: &mut [Tree<'_>], acc: &mut Gathered) {
         if let Some(grid) = &mut self.grid {
             grid.drain(&self.alone, &mut self.leaves, &mut self.compared);
         }
@@ -556,7 +598,14 @@ impl Arms {
                 for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
                     acc.metrics[slot].add_count(v, n);
                 }
+                tree.add_rounds(leaf, n, acc);
             }
+        }
+        for (tree, counts) in trees.iter_mut().zip(&mut self.round_leaves) {
+            for (leaf, n) in counts.drain() {
+                tree.add_rounds(leaf, n, acc);
+            }
+            tree.drain_rounds(acc);
         }
     }
 }

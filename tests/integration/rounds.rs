@@ -296,3 +296,48 @@ fn exact_rounds_csv_collapses_the_interval_onto_the_mean() {
         assert_eq!(row["mean"], row["ci95_high"]);
     }
 }
+
+/// The same scenario with its records counted where walks pass (memoised) and read from
+/// rows of trials played in full (the general path): the same histograms, to the count.
+fn counted_as_played(text: &str, trials: u64) {
+    let counted = plan(text, false);
+    let played = plan(text, true);
+    assert!(counted.memoise() && !played.memoise());
+    assert!(counted.metrics().iter().any(|m| m.round.is_some()));
+    for threads in [1, 2] {
+        let a = gather(&counted, trials, 11, threads);
+        let b = gather(&played, trials, 11, threads);
+        for (m, h) in counted.metrics().iter().zip(&a.metrics) {
+            assert_eq!(h.total(), trials, "{} of round {:?} counts every trial", m.name, m.round);
+        }
+        for ((m, x), y) in counted.metrics().iter().zip(&a.metrics).zip(&b.metrics) {
+            assert!(x == y, "{} of round {:?}, {threads} threads", m.name, m.round);
+        }
+        assert_eq!(a, b, "{threads} threads");
+    }
+}
+
+#[test]
+fn records_counted_where_walks_pass_are_those_of_trials_played_in_full() {
+    // One arm (trials side by side), joined states reached by different rounds: a shoot-out
+    // of several rounds where losses come in any order.
+    counted_as_played(&shootout(4, 3, "d6>=4", "d6>=3", "random", 5), 150_000);
+    // Arms walked by blocks: a sweep, and two choices.
+    let swept = format!(
+        "{}\n[sweep]\n\"unit.red.size\" = [2, 3]\n",
+        shootout(3, 3, "d6>=4", "d6>=3", "blue", 4)
+    );
+    counted_as_played(&swept, 100_000);
+    // Round 1 ends within the draws every arm shares, and blocks end part-way through a
+    // walk side by side.
+    let early = format!(
+        "{}\n[sweep]\n\"unit.red.size\" = [2, 3]\n",
+        shootout(3, 2, "d6>=4", "d6>=3", "random", 3)
+    );
+    counted_as_played(&early, 200_003);
+    let chosen = format!(
+        "{}\n[[choice]]\nid = \"near\"\nset = {{}}\n[[choice]]\nid = \"far\"\nset = {{ \"unit.red.size\" = 4 }}\n",
+        shootout(3, 3, "d6>=4", "d6>=3", "red", 4)
+    );
+    counted_as_played(&chosen, 100_000);
+}

@@ -70,6 +70,7 @@ pub fn play_forcing<'p, D: Draws<'p>>(
         if over {
             break round - 1;
         }
+        draws.at_round(round - 1);
         world.start_round(round);
         if play_round(plan, engagement, prepared, world, draws, out, forced) == Played::Decided {
             write_rounds(prepared, world, round, true, out);
@@ -149,9 +150,9 @@ fn play_round<'p, D: Draws<'p>>(
                     key.extend([u64::from(world.round), side as u64]);
                     key.extend(world.turns.cursors().iter().map(|&c| c as u64));
                     world.state_key(key);
-                    // Rounds not yet recorded hold zeros: they tell nothing.
-                    let written = prepared.rounds_at + world.round as usize * prepared.round_len;
-                    key.extend(out[..written].iter().map(|&v| v as u64));
+                    // Not the rounds' records: the engine counts them where trials pass, so
+                    // trials that reach a state by different rounds still go on as one.
+                    key.extend(out[..prepared.keyed].iter().map(|&v| v as u64));
                 });
                 let at = At { unit, forced };
                 activate(plan, engagement, prepared, world, at, draws, out);

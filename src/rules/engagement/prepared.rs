@@ -21,6 +21,9 @@ pub struct Prepared {
     pub(super) rounds_at: usize,
     pub(super) round_len: usize,
     pub(super) rounds: u32,
+    /// The slots a trial writes while it plays (before derived metrics and the records): what
+    /// its state keys hold of its row.
+    pub(super) keyed: usize,
     /// How many metrics the arm has, its round records included.
     pub(super) len: usize,
 }
@@ -54,6 +57,7 @@ impl Prepared {
             rounds_at,
             round_len,
             rounds: engagement.rounds,
+            keyed: slot,
             len: rounds_at + round_len * (engagement.rounds as usize + 1),
         }
     }
