@@ -7,7 +7,8 @@ use crate::common;
 
 use common::shootout::shootout;
 use common::{binomial_pmf, gather, ok, plan};
-use rollcall::engine::Trial;
+use rollcall::engine::{self, Joined, Monitor, Pairing, RunSpec, Shard, Trial};
+use rollcall::rules::Plan;
 use rollcall::output::ExactReport;
 use rollcall::scenario;
 use std::collections::BTreeMap;
@@ -297,16 +298,36 @@ fn exact_rounds_csv_collapses_the_interval_onto_the_mean() {
     }
 }
 
+/// Every sweep point of `text`, joined as the run joins them; the general path (every trial
+/// played in full) when `general`.
+fn joined(text: &str, general: bool) -> Joined<Plan> {
+    let set = scenario::parse(text, "test.toml", &[]).expect("test scenario is valid");
+    let parts = (set.variants.iter())
+        .map(|v| Plan::compile(v.scenario()))
+        .map(|p| if general { p.force_general_path() } else { p })
+        .collect();
+    Joined::new(parts, Pairing::AgainstFirst)
+}
+
 /// The same scenario with its records counted where walks pass (memoised) and read from
 /// rows of trials played in full (the general path): the same histograms, to the count.
 fn counted_as_played(text: &str, trials: u64) {
-    let counted = plan(text, false);
-    let played = plan(text, true);
+    let (counted, played) = (joined(text, false), joined(text, true));
     assert!(counted.memoise() && !played.memoise());
     assert!(counted.metrics().iter().any(|m| m.round.is_some()));
     for threads in [1, 2] {
-        let a = gather(&counted, trials, 11, threads);
-        let b = gather(&played, trials, 11, threads);
+        let spec = RunSpec {
+            trials,
+            seed: 11,
+            threads,
+            shard: Shard::WHOLE,
+            precision: None,
+        };
+        let gather = |t: &Joined<Plan>| {
+            let run = engine::run(t, &spec, &Monitor::default()).expect("engine runs");
+            run.gathered
+        };
+        let (a, b) = (gather(&counted), gather(&played));
         for (m, h) in counted.metrics().iter().zip(&a.metrics) {
             assert_eq!(h.total(), trials, "{} of round {:?} counts every trial", m.name, m.round);
         }
@@ -322,21 +343,15 @@ fn records_counted_where_walks_pass_are_those_of_trials_played_in_full() {
     // One arm (trials side by side), joined states reached by different rounds: a shoot-out
     // of several rounds where losses come in any order.
     counted_as_played(&shootout(4, 3, "d6>=4", "d6>=3", "random", 5), 150_000);
-    // Arms walked by blocks: a sweep, and two choices.
+    // Arms walked by blocks: sweep points, then choices. Round 1 ends within the draws every
+    // arm shares, and blocks end part-way through a walk side by side.
     let swept = format!(
-        "{}\n[sweep]\n\"unit.red.size\" = [2, 3]\n",
-        shootout(3, 3, "d6>=4", "d6>=3", "blue", 4)
-    );
-    counted_as_played(&swept, 100_000);
-    // Round 1 ends within the draws every arm shares, and blocks end part-way through a
-    // walk side by side.
-    let early = format!(
         "{}\n[sweep]\n\"unit.red.size\" = [2, 3]\n",
         shootout(3, 2, "d6>=4", "d6>=3", "random", 3)
     );
-    counted_as_played(&early, 200_003);
+    counted_as_played(&swept, 200_003);
     let chosen = format!(
-        "{}\n[[choice]]\nid = \"near\"\nset = {{}}\n[[choice]]\nid = \"far\"\nset = {{ \"unit.red.size\" = 4 }}\n",
+        "{}\n[[choice]]\nid = \"near\"\nset = {{}}\n[[choice]]\nid = \"far\"\nset = {{ \"unit.red.size\" = 3 }}\n",
         shootout(3, 3, "d6>=4", "d6>=3", "red", 4)
     );
     counted_as_played(&chosen, 100_000);
