@@ -366,16 +366,18 @@ impl Arms {
                     // those that ended stay where they are.
                     let words: [[u64; SHARED_WORDS]; SIDE] =
                         std::array::from_fn(|i| self.words[trial[i]]);
-                    let mut at = [root; SIDE];
+                    // The repeats past `side` stand nowhere: they pass nothing.
+                    let mut at: [_; SIDE] = std::array::from_fn(|i| match i < side {
+                        true => root,
+                        false => tree.nowhere(),
+                    });
                     for depth in 0..SHARED_WORDS {
                         let mut open = false;
-                        for (i, (place, words)) in at.iter_mut().zip(&words).enumerate() {
-                            let next = tree.advance(*place, words[depth]);
-                            // The repeats past `side` pass nowhere.
-                            if rounds && next != *place && i < side {
-                                tree.pass(next);
+                        for (place, words) in at.iter_mut().zip(&words) {
+                            *place = tree.advance(*place, words[depth]);
+                            if rounds {
+                                tree.pass(*place);
                             }
-                            *place = next;
                             open |= place.open();
                         }
                         if !open {
@@ -422,11 +424,10 @@ impl Arms {
                             let Some(stream) = &mut rest[i] else {
                                 continue;
                             };
-                            let next = tree.advance(at[i], stream.next_u64());
-                            if rounds && next != at[i] {
-                                tree.pass(next);
+                            at[i] = tree.advance(at[i], stream.next_u64());
+                            if rounds {
+                                tree.pass(at[i]);
                             }
-                            at[i] = next;
                             match at[i].next() {
                                 Next::Branch(_) => {
                                     longer[kept] = i;

@@ -304,12 +304,17 @@ impl<'t> Tree<'t> {
         self.records.drain(acc);
     }
 
-    /// Counts a walk that stepped to `at` with [`advance`](Self::advance).
-    #[inline]
+    /// Counts a walk that stepped to `at` with [`advance`](Self::advance), or stayed there
+    /// (then, at a leaf or a node no walk knows, nothing is counted).
+    #[inline(always)]
     pub fn pass(&mut self, at: Cursor) {
-        if at.0 < LEAF && self.records.marked(at.0) {
-            self.records.pass(at.0);
-        }
+        self.records.pass(at.0);
+    }
+
+    /// A place no walk leaves and where nothing is counted: for walks side by side that only
+    /// fill the rows of the side.
+    pub fn nowhere(&self) -> Cursor {
+        Cursor(UNSEEN)
     }
 
     /// Takes back the passes of a trial walked on `words` (to where the tree knows no more):
@@ -321,7 +326,7 @@ impl<'t> Tree<'t> {
                 break;
             }
             e = self.child(e, w);
-            if e < LEAF && self.records.marked(e) {
+            if e < LEAF {
                 self.records.unpass(e);
             }
         }
@@ -419,7 +424,7 @@ impl<'t> Tree<'t> {
                 let w = rng.next_u64();
                 words.push(w);
                 e = self.child(e, w);
-                if e < LEAF && self.records.marked(e) {
+                if self.records.any() {
                     self.records.pass(e);
                 }
             } else if e < SLOW {
@@ -480,7 +485,7 @@ impl<'t> Tree<'t> {
                 drawn[j] += 1;
                 let e = self.child(at[j], words[j]);
                 if e < LEAF {
-                    if self.records.marked(e) {
+                    if self.records.any() {
                         self.records.pass(e);
                     }
                     at[j] = e;

@@ -20,9 +20,13 @@ pub(super) struct Records {
     slots: Vec<usize>,
     len: usize,
     /// Per branch, the records marked on it (round, then its `len` values, for each round),
-    /// and the walks that entered it since last drained.
+    /// and whether it has any.
     marks: Vec<Option<Box<[i64]>>>,
-    passes: Vec<u64>,
+    marked: Vec<bool>,
+    /// Per branch, the walks that entered it since last drained, then one counter for every
+    /// other place: walks side by side count each step there without a branch on where they
+    /// stand (a branch per trial mispredicts as often as trials end), marked or not.
+    visits: Vec<u64>,
     /// Per leaf, the first round it holds and every round's values from there (zeros before).
     tails: Vec<i64>,
     /// The rounds written by the trial being recorded, with the draws made before each.
@@ -46,6 +50,7 @@ impl Records {
         Records {
             slots,
             len,
+            visits: vec![0],
             ..Records::default()
         }
     }
@@ -60,25 +65,24 @@ impl Records {
         &self.slots
     }
 
-    /// Counts a walk entering node `e`.
-    #[inline]
+    /// Counts a walk entering node `e` (a branch, or anything else: then nothing is counted).
+    #[inline(always)]
     pub(super) fn pass(&mut self, e: Entry) {
-        if let Some(n) = self.passes.get_mut(e as usize) {
-            *n += 1;
-        }
+        let other = self.visits.len() - 1;
+        self.visits[(e as usize).min(other)] += 1;
     }
 
-    /// Takes back a walk's passes of `e`: its trial is to be played in full.
+    /// Takes back a walk's passes of branch `e`: its trial is to be played in full.
     pub(super) fn unpass(&mut self, e: Entry) {
-        if let Some(n) = self.passes.get_mut(e as usize) {
-            *n -= 1;
-        }
+        let other = self.visits.len() - 1;
+        let n = &mut self.visits[(e as usize).min(other)];
+        *n = n.wrapping_sub(1);
     }
 
     /// Whether branch `e` has marks: walks entering it count.
     #[inline]
     pub(super) fn marked(&self, e: Entry) -> bool {
-        self.marks.get(e as usize).is_some_and(Option::is_some)
+        self.marked.get(e as usize).copied().unwrap_or(false)
     }
 
     /// Works out, from the trial just played (its row `out`, `drawn` draws), the marks of
@@ -131,8 +135,14 @@ impl Records {
         let at = e as usize;
         if self.marks.len() <= at {
             self.marks.resize(at + 1, None);
-            self.passes.resize(at + 1, 0);
+            self.marked.resize(at + 1, false);
+            // The counter of other places becomes branch `at`'s, or one before it.
+            if let Some(other) = self.visits.last_mut() {
+                *other = 0;
+            }
+            self.visits.resize(at + 2, 0);
         }
+        self.marked[at] = marks.is_some();
         self.marks[at] = marks;
     }
 
@@ -169,11 +179,12 @@ impl Records {
 
     /// Adds the passes counted to `acc`, and forgets them.
     pub(super) fn drain(&mut self, acc: &mut Gathered) {
-        for e in 0..self.passes.len() {
-            let n = std::mem::take(&mut self.passes[e]);
-            if n > 0 {
+        for e in 0..self.marked.len() {
+            let n = self.visits[e];
+            if n > 0 && self.marked[e] {
                 self.add_marks(e as Entry, n, acc);
             }
         }
+        self.visits.fill(0);
     }
 }
