@@ -306,9 +306,10 @@ impl<'t> Tree<'t> {
 
     /// Counts a walk that stepped to `at` with [`advance`](Self::advance), or stayed there
     /// (then, at a leaf or a node no walk knows, nothing is counted).
+    /// `i`: the walk's place in its side.
     #[inline(always)]
-    pub fn pass(&mut self, at: Cursor) {
-        self.records.pass(at.0);
+    pub fn pass(&mut self, at: Cursor, i: usize) {
+        self.records.pass(at.0, i);
     }
 
     /// A place no walk leaves and where nothing is counted: for walks side by side that only
@@ -425,7 +426,7 @@ impl<'t> Tree<'t> {
                 words.push(w);
                 e = self.child(e, w);
                 if self.records.any() {
-                    self.records.pass(e);
+                    self.records.pass(e, 0);
                 }
             } else if e < SLOW {
                 break Walked::Leaf(e & !LEAF);
@@ -486,7 +487,7 @@ impl<'t> Tree<'t> {
                 let e = self.child(at[j], words[j]);
                 if e < LEAF {
                     if self.records.any() {
-                        self.records.pass(e);
+                        self.records.pass(e, j);
                     }
                     at[j] = e;
                     continue;

@@ -13,6 +13,9 @@
 use super::super::{Gathered, MetricName, Trial};
 use super::Entry;
 
+/// Counters per branch ([`Records::visits`]).
+const SPREAD: usize = 4;
+
 /// One arm's records: where they go in the rows and how the graph counts them.
 #[derive(Debug, Default)]
 pub(super) struct Records {
@@ -23,10 +26,12 @@ pub(super) struct Records {
     /// and whether it has any.
     marks: Vec<Option<Box<[i64]>>>,
     marked: Vec<bool>,
-    /// Per branch, the walks that entered it since last drained, then one counter for every
-    /// other place: walks side by side count each step there without a branch on where they
-    /// stand (a branch per trial mispredicts as often as trials end), marked or not.
-    visits: Vec<u64>,
+    /// Per branch, the walks that entered it since last drained, then one for every other
+    /// place: walks side by side count each step without a branch on where they stand (a
+    /// branch per trial mispredicts as often as trials end), marked or not. `SPREAD`
+    /// counters each, by the walk's place in its side, so that walks at one node do not
+    /// wait on each other's increments.
+    visits: Vec<u32>,
     /// Per leaf, the first round it holds and every round's values from there (zeros before).
     tails: Vec<i64>,
     /// The rounds written by the trial being recorded, with the draws made before each.
@@ -50,7 +55,7 @@ impl Records {
         Records {
             slots,
             len,
-            visits: vec![0],
+            visits: vec![0; SPREAD],
             ..Records::default()
         }
     }
@@ -65,17 +70,19 @@ impl Records {
         &self.slots
     }
 
-    /// Counts a walk entering node `e` (a branch, or anything else: then nothing is counted).
+    /// Counts walk `i` of a side entering node `e` (a branch, or anything else: then
+    /// nothing is counted).
     #[inline(always)]
-    pub(super) fn pass(&mut self, e: Entry) {
-        let other = self.visits.len() - 1;
-        self.visits[(e as usize).min(other)] += 1;
+    pub(super) fn pass(&mut self, e: Entry, i: usize) {
+        let other = self.visits.len() / SPREAD - 1;
+        let at = (e as usize).min(other) * SPREAD + i % SPREAD;
+        self.visits[at] = self.visits[at].wrapping_add(1);
     }
 
     /// Takes back a walk's passes of branch `e`: its trial is to be played in full.
     pub(super) fn unpass(&mut self, e: Entry) {
-        let other = self.visits.len() - 1;
-        let n = &mut self.visits[(e as usize).min(other)];
+        let other = self.visits.len() / SPREAD - 1;
+        let n = &mut self.visits[(e as usize).min(other) * SPREAD];
         *n = n.wrapping_sub(1);
     }
 
@@ -136,11 +143,10 @@ impl Records {
         if self.marks.len() <= at {
             self.marks.resize(at + 1, None);
             self.marked.resize(at + 1, false);
-            // The counter of other places becomes branch `at`'s, or one before it.
-            if let Some(other) = self.visits.last_mut() {
-                *other = 0;
-            }
-            self.visits.resize(at + 2, 0);
+            // The counters of other places become branch `at`'s, or one's before it.
+            let other = self.visits.len() - SPREAD;
+            self.visits[other..].fill(0);
+            self.visits.resize((at + 2) * SPREAD, 0);
         }
         self.marked[at] = marks.is_some();
         self.marks[at] = marks;
@@ -180,9 +186,11 @@ impl Records {
     /// Adds the passes counted to `acc`, and forgets them.
     pub(super) fn drain(&mut self, acc: &mut Gathered) {
         for e in 0..self.marked.len() {
-            let n = self.visits[e];
+            let spread = &self.visits[e * SPREAD..(e + 1) * SPREAD];
+            // Counts within a drain fit: a chunk has 2^16 trials.
+            let n = spread.iter().fold(0u32, |n, &v| n.wrapping_add(v));
             if n > 0 && self.marked[e] {
-                self.add_marks(e as Entry, n, acc);
+                self.add_marks(e as Entry, u64::from(n), acc);
             }
         }
         self.visits.fill(0);
