@@ -373,10 +373,10 @@ impl Arms {
                     });
                     for depth in 0..SHARED_WORDS {
                         let mut open = false;
-                        for (place, words) in at.iter_mut().zip(&words) {
+                        for (i, (place, words)) in at.iter_mut().zip(&words).enumerate() {
                             *place = tree.advance(*place, words[depth]);
                             if rounds {
-                                tree.pass(*place);
+                                tree.pass(*place, i);
                             }
                             open |= place.open();
                         }
@@ -426,7 +426,7 @@ impl Arms {
                             };
                             at[i] = tree.advance(at[i], stream.next_u64());
                             if rounds {
-                                tree.pass(at[i]);
+                                tree.pass(at[i], i);
                             }
                             match at[i].next() {
                                 Next::Branch(_) => {
