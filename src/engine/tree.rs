@@ -617,9 +617,26 @@ impl<'t> Tree<'t> {
         };
         self.records.prepare(self.record.len(), &player.out);
         match self.insert(ended) {
-            // A trial with round records is counted by its row: its passes were not counted.
-            Some(e) if e & LEAF != 0 && e < SLOW && !self.records.any() => Walked::Leaf(e & !LEAF),
+            Some(e) if e & LEAF != 0 && e < SLOW => {
+                // Counted at its leaf as walks are: its passes too.
+                if self.records.any() {
+                    self.pass_recorded();
+                }
+                Walked::Leaf(e & !LEAF)
+            }
             _ => Walked::Played,
+        }
+    }
+
+    /// Counts the passes of the path just recorded, as a walk on its words would.
+    fn pass_recorded(&mut self) {
+        let mut e = self.root;
+        for &(_, k) in &self.record {
+            if e >= LEAF {
+                break;
+            }
+            e = self.children[self.branches[e as usize].first as usize + k as usize];
+            self.records.pass(e, 0);
         }
     }
 
