@@ -680,7 +680,8 @@ impl<'t> Tree<'t> {
                 // A known state whose branch marks other rounds than this path's (or whose
                 // leaf may hold another tail) is not joined: its walks count those rounds.
                 let joins = |n: Entry| {
-                    !self.records.any() || (n < LEAF && self.records.has(n, self.records.marks_at(i)))
+                    !self.records.any()
+                        || (n < LEAF && self.records.has(n, self.records.marks_at(i)))
                 };
                 let known = (here.clone())
                     .find_map(|key| self.states.get(key).copied())

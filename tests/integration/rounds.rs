@@ -8,8 +8,8 @@ use crate::common;
 use common::shootout::shootout;
 use common::{binomial_pmf, gather, ok, plan};
 use rollcall::engine::{self, Joined, Monitor, Pairing, RunSpec, Shard, Trial};
-use rollcall::rules::Plan;
 use rollcall::output::ExactReport;
+use rollcall::rules::Plan;
 use rollcall::scenario;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -329,10 +329,21 @@ fn counted_as_played(text: &str, trials: u64) {
         };
         let (a, b) = (gather(&counted), gather(&played));
         for (m, h) in counted.metrics().iter().zip(&a.metrics) {
-            assert_eq!(h.total(), trials, "{} of round {:?} counts every trial", m.name, m.round);
+            assert_eq!(
+                h.total(),
+                trials,
+                "{} of round {:?} counts every trial",
+                m.name,
+                m.round
+            );
         }
         for ((m, x), y) in counted.metrics().iter().zip(&a.metrics).zip(&b.metrics) {
-            assert!(x == y, "{} of round {:?}, {threads} threads", m.name, m.round);
+            assert!(
+                x == y,
+                "{} of round {:?}, {threads} threads",
+                m.name,
+                m.round
+            );
         }
         assert_eq!(a, b, "{threads} threads");
     }

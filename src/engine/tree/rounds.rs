@@ -115,9 +115,11 @@ impl Records {
         }
         self.pending_tail.push(first as i64);
         let len = self.len;
-        (self.pending_tail).extend(self.slots.iter().enumerate().map(|(i, &s)| match i / len < first {
-            true => 0,
-            false => out[s],
+        (self.pending_tail).extend(self.slots.iter().enumerate().map(|(i, &s)| {
+            match i / len < first {
+                true => 0,
+                false => out[s],
+            }
         }));
     }
 
@@ -133,7 +135,9 @@ impl Records {
 
     /// Whether branch `e` has the marks `marks`.
     pub(super) fn has(&self, e: Entry, marks: Option<&[i64]>) -> bool {
-        self.marks.get(e as usize).map_or(marks.is_none(), |m| m.as_deref() == marks)
+        self.marks
+            .get(e as usize)
+            .map_or(marks.is_none(), |m| m.as_deref() == marks)
     }
 
     /// Gives new branch `e` its marks.
