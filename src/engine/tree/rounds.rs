@@ -8,7 +8,9 @@
 //! branch that draw is made at, counted each time a walk enters that branch, and the records
 //! written after the last draw (an ended engagement's last values carried forward, mostly) go
 //! with the leaf. The root's marks are passed by every trial that ends at a leaf. A trial
-//! played in full has its records in its row, and no pass is counted for it.
+//! played in full and counted by its row (past the graph's bounds or a raw draw) has its
+//! records in its row, and the passes its walk had counted are taken back; one whose path
+//! the graph took in is counted at its leaf, and its passes along that path.
 
 use super::super::{Gathered, MetricName, Trial};
 use super::Entry;
