@@ -482,6 +482,7 @@ fn variant_reports<T: Trial>(
                 choice: m.choice.clone(),
                 metric: m.name.clone(),
                 histogram,
+                round: m.round,
             })
             .collect();
     }
@@ -536,8 +537,9 @@ fn gathered_of<T: Trial>(
         && layout.iter().zip(reports).all(|(l, r)| {
             l.params == r.params
                 && l.metrics.len() == r.metrics.len()
-                && (l.metrics.iter().zip(&r.metrics))
-                    .all(|(a, b)| a.metric == b.metric && a.choice == b.choice)
+                && (l.metrics.iter().zip(&r.metrics)).all(|(a, b)| {
+                    (&a.metric, &a.choice, a.round) == (&b.metric, &b.choice, b.round)
+                })
                 && l.comparisons.len() == r.comparisons.len()
                 && (l.comparisons.iter().zip(&r.comparisons)).all(|(a, b)| {
                     a.metric == b.metric && a.first == b.first && a.second == b.second

@@ -246,6 +246,7 @@ mod tests {
                     choice: format!("arm{k}"),
                     metric: name.into(),
                     histogram: hist(values),
+                    round: None,
                 });
             }
         }

@@ -387,6 +387,7 @@ mod tests {
             choice: choice.into(),
             metric: name.into(),
             histogram,
+            round: None,
         }
     }
 

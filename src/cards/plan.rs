@@ -158,6 +158,7 @@ impl CardPlan {
                     arm,
                     choice: label.clone(),
                     name: name.clone(),
+                    round: None,
                 })
             })
             .collect();
@@ -192,6 +193,7 @@ impl CardPlan {
                 arm,
                 choice: choice.clone(),
                 name: name.to_string(),
+                round: None,
             }));
         }
         let moved = |i: usize| arm_of(i) * width + i % builtins;

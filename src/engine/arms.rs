@@ -18,6 +18,11 @@ use std::collections::HashMap;
 /// An arm played in full: its metrics are in the player's row, not at a leaf.
 pub(crate) const PLAYED: u32 = u32::MAX;
 
+/// A round record a trial's row does not hold: the arm ended at a leaf, and its records are
+/// counted from the leaf and where the walk passed ([`Tree::add_rounds`]). The gathering
+/// skips it; no metric is this low (values never wrap).
+pub(crate) const NOT_HERE: i64 = i64::MIN;
+
 /// Words of a trial drawn once for every arm to walk by; an arm whose path is longer walks on
 /// its own stream.
 const SHARED_WORDS: usize = 4;
@@ -118,6 +123,9 @@ pub(crate) struct Arms {
     /// its leaves counted there).
     alone: Vec<usize>,
     leaves: Vec<LeafCounts>,
+    /// Per arm, trials that ended at a leaf in a row with another arm played in full: only
+    /// their round records are counted from the leaf.
+    round_leaves: Vec<LeafCounts>,
     /// The pairs of arms whose metrics are compared.
     compared: Vec<Compared>,
     /// The grid some arms are counted on instead of walked, with the shapes it was drawn
@@ -206,6 +214,7 @@ impl Arms {
             rows: Vec::new(),
             alone,
             leaves: (0..arms).map(|_| LeafCounts::default()).collect(),
+            round_leaves: (0..arms).map(|_| LeafCounts::default()).collect(),
             compared,
             grid: None,
             shapes: vec![None; arms],
@@ -222,7 +231,10 @@ impl Arms {
     /// those known to two draws, fewest unknown first while the chance of an unknown cell
     /// stays small.
     fn regrid(&mut self, trees: &[Tree<'_>]) {
-        let shapes: Vec<Option<Shape>> = trees.iter().map(Shape::of).collect();
+        // Arms with round records count them where their walks pass: never on the grid.
+        let shapes: Vec<Option<Shape>> = (trees.iter())
+            .map(|t| Shape::of(t).filter(|_| !t.has_rounds()))
+            .collect();
         let mut known: Vec<usize> = (0..shapes.len())
             .filter(|&arm| shapes[arm].is_some())
             .collect();
@@ -367,7 +379,7 @@ impl Arms {
                 Walked::Leaf(leaf) => leaf,
                 Walked::Played => {
                     let row = self.played_row(t, m);
-                    for &slot in tree.slots() {
+                    for &slot in tree.slots().iter().chain(tree.round_slots()) {
                         row[slot] = player.out[slot];
                     }
                     PLAYED
@@ -382,9 +394,10 @@ impl Arms {
     /// past the shared words (the block keeps no stream after them, since most paths end
     /// within them). Trials the tree does not know are left in `alone_walks` in the order
     /// of walking the groups one after another, so that the tree learns paths in that order.
-    fn walk_side_by_side(&mut self, arm: usize, tree: &Tree<'_>, n: usize) {
+    fn walk_side_by_side(&mut self, arm: usize, tree: &mut Tree<'_>, n: usize) {
         let ended = arm * self.block;
         let on_grid = self.on_grid(arm);
+        let rounds = tree.has_rounds();
         let root = tree.start();
         self.longer.clear();
         self.unknown.clear();
@@ -400,11 +413,18 @@ impl Arms {
             });
             // Those that ended stay where they are.
             let words: [[u64; SHARED_WORDS]; SIDE] = std::array::from_fn(|i| self.words[trial[i]]);
-            let mut at = [root; SIDE];
+            // The repeats past `side` stand nowhere: they pass nothing.
+            let mut at: [_; SIDE] = std::array::from_fn(|i| match i < side {
+                true => root,
+                false => tree.nowhere(),
+            });
             for depth in 0..SHARED_WORDS {
                 let mut open = false;
-                for (place, words) in at.iter_mut().zip(&words) {
+                for (i, (place, words)) in at.iter_mut().zip(&words).enumerate() {
                     *place = tree.advance(*place, words[depth]);
+                    if rounds {
+                        tree.pass(*place, i);
+                    }
                     open |= place.open();
                 }
                 if !open {
@@ -429,18 +449,21 @@ impl Arms {
                         });
                     }
                     Next::Leaf(leaf) => self.ended[ended + t as usize] = leaf,
-                    Next::Unknown => self.unknown.push((order.0, 0, order.1, t)),
+                    Next::Unknown => {
+                        self.unpass(tree, rounds, t);
+                        self.unknown.push((order.0, 0, order.1, t));
+                    }
                 }
             }
         }
-        self.walk_longer(ended, tree);
+        self.walk_longer(ended, tree, rounds);
         self.unknown.sort_unstable();
         self.alone_walks.extend(self.unknown.iter().map(|u| u.3));
     }
 
     /// Steps the trials in `longer` together until each has ended (the arm's trials start at
     /// `ended` in `self.ended`).
-    fn walk_longer(&mut self, ended: usize, tree: &Tree<'_>) {
+    fn walk_longer(&mut self, ended: usize, tree: &mut Tree<'_>, rounds: bool) {
         let mut live = self.longer.len();
         let mut step = 0;
         while live > 0 {
@@ -452,8 +475,11 @@ impl Arms {
                 l.word = l.stream.next_u64();
                 tree.prefetch(l.at, l.word);
             }
-            for l in &mut self.longer[..live] {
+            for (i, l) in self.longer[..live].iter_mut().enumerate() {
                 l.at = tree.advance(l.at, l.word);
+                if rounds {
+                    tree.pass(l.at, i);
+                }
             }
             let mut kept = 0;
             for j in 0..live {
@@ -464,10 +490,23 @@ impl Arms {
                         kept += 1;
                     }
                     Next::Leaf(leaf) => self.ended[ended + l.t as usize] = leaf,
-                    Next::Unknown => self.unknown.push((l.order.0, step, l.order.1, l.t)),
+                    Next::Unknown => {
+                        let (t, order) = (l.t, l.order);
+                        self.unpass(tree, rounds, t);
+                        self.unknown.push((order.0, step, order.1, t));
+                    }
                 }
             }
             live = kept;
+        }
+    }
+
+    /// Takes back the passes trial `t` counted on its walk (with `rounds`): it is to be
+    /// walked again from its start and played in full, and counted then.
+    fn unpass(&self, tree: &mut Tree<'_>, rounds: bool, t: u32) {
+        if rounds {
+            let mut words = self.streams[t as usize].clone();
+            tree.unpass(std::iter::from_fn(|| Some(words.next_u64())));
         }
     }
 
@@ -495,6 +534,12 @@ impl Arms {
             if leaf != PLAYED {
                 for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
                     row[slot] = v;
+                }
+                for &slot in tree.round_slots() {
+                    row[slot] = NOT_HERE;
+                }
+                if tree.has_rounds() {
+                    self.round_leaves[arm].add(leaf, 0, 1);
                 }
             }
         }
@@ -570,7 +615,7 @@ impl Arms {
     }
 
     /// Adds the trials counted to `acc`'s histograms and forgets them.
-    pub(crate) fn drain_into(&mut self, trees: &[Tree<'_>], acc: &mut Gathered) {
+    pub(crate) fn drain_into(&mut self, trees: &mut [Tree<'_>], acc: &mut Gathered) {
         if let Some(grid) = &mut self.grid {
             grid.drain(&self.alone, &mut self.leaves, &mut self.compared);
         }
@@ -594,7 +639,14 @@ impl Arms {
                 for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
                     acc.metrics[slot].add_count(v, n);
                 }
+                tree.add_rounds(leaf, n, acc);
             }
+        }
+        for (tree, counts) in trees.iter_mut().zip(&mut self.round_leaves) {
+            for (leaf, n) in counts.drain() {
+                tree.add_rounds(leaf, n, acc);
+            }
+            tree.drain_rounds(acc);
         }
     }
 }
@@ -648,6 +700,7 @@ pub(super) mod tests {
                         arm: 0,
                         choice: String::new(),
                         name: name.into(),
+                        round: None,
                     })
                     .to_vec(),
                 memoise,
@@ -834,6 +887,7 @@ pub(super) mod tests {
                     arm: 0,
                     choice: String::new(),
                     name: "tails".into(),
+                    round: None,
                 }],
                 most: [3, 6, 9, 14, 20, 40][case as usize],
             };
@@ -846,7 +900,7 @@ pub(super) mod tests {
                 if tree.start().open() && !arms.on_grid(0) {
                     let (leaves, unknown) = walk_group_by_group(&arms, &tree, len);
                     arms.alone_walks.clear();
-                    arms.walk_side_by_side(0, &tree, len);
+                    arms.walk_side_by_side(0, &mut tree, len);
                     assert_eq!(arms.alone_walks, unknown, "case {case}");
                     for (t, leaf) in leaves.iter().enumerate() {
                         if let Some(leaf) = *leaf {

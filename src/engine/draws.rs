@@ -83,6 +83,16 @@ pub trait Draws<'t> {
         let _ = key;
     }
 
+    /// Says that the trial has just written its record of round `round` ([`super::Trial`]
+    /// rows may hold records of how a trial stood at the end of each round, named with
+    /// [`super::MetricName::round`]), and that it stays as written: a memoising engine
+    /// counts the record where trials pass this point instead of keeping it in their rows.
+    /// A trial need not say it of the records it writes after its last draw.
+    #[inline]
+    fn at_round(&mut self, round: u32) {
+        let _ = round;
+    }
+
     /// The number of successes from `table`.
     #[inline]
     fn count(&mut self, table: &'t SuccessCount) -> u32 {

@@ -53,6 +53,7 @@ impl<T: Trial> Joined<T> {
                 arm: first_arm + m.arm,
                 choice: m.choice.clone(),
                 name: m.name.clone(),
+                round: m.round,
             }));
             arm_part.extend(std::iter::repeat_n(p, part.arms()));
             metric_from.push(metrics.len());
@@ -77,7 +78,10 @@ impl<T: Trial> Joined<T> {
             for i in of(a) {
                 let same = |j: &usize| {
                     let (m, n) = (&metrics[i], &metrics[*j]);
-                    m.name == n.name && (pairing == Pairing::Every || m.choice == n.choice)
+                    m.round.is_none()
+                        && n.round.is_none()
+                        && m.name == n.name
+                        && (pairing == Pairing::Every || m.choice == n.choice)
                 };
                 if let Some(j) = of(b).find(same) {
                     pairs.push((i, j));

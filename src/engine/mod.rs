@@ -89,6 +89,9 @@ pub struct MetricName {
     /// The choice's id as written in the tables; empty when there are no choices.
     pub choice: String,
     pub name: String,
+    /// Set on a record of the metric as it stood at the end of this round (`rounds.csv`):
+    /// gathered like any metric, but never paired, summarised or weighed by `--precision`.
+    pub round: Option<u32>,
 }
 
 /// Which part of a run to play: shard `index` of `count` takes a contiguous block of chunks.
@@ -429,7 +432,7 @@ pub fn resume<T: Trial>(
             break;
         }
         if let Some(eps) = spec.precision {
-            if precise_enough(&progress.gathered, eps) {
+            if precise_enough(trial.metrics(), &progress.gathered, eps) {
                 break;
             }
         }
@@ -457,10 +460,14 @@ fn next_batch_len(len: u64, took: Duration, threads: usize) -> u64 {
     }
 }
 
-fn precise_enough(g: &Gathered, eps: f64) -> bool {
+fn precise_enough(names: &[MetricName], g: &Gathered, eps: f64) -> bool {
     g.metrics
         .iter()
-        .all(|h| Summary::from_histogram(h).is_some_and(|s| (s.ci95_high - s.ci95_low) / 2.0 < eps))
+        .zip(names)
+        .filter(|(_, m)| m.round.is_none())
+        .all(|(h, _)| {
+            Summary::from_histogram(h).is_some_and(|s| (s.ci95_high - s.ci95_low) / 2.0 < eps)
+        })
 }
 
 /// Workers kept from one batch to the next, one slot per pool thread: a worker's trees
@@ -599,6 +606,7 @@ mod tests {
                         arm,
                         choice: format!("arm{arm}"),
                         name: "roll".into(),
+                        round: None,
                     })
                     .collect()
             })

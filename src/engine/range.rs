@@ -140,6 +140,7 @@ mod tests {
                 arm: 0,
                 choice: String::new(),
                 name: format!("roll{arm}"),
+                round: None,
             }];
             Die { arm, names }
         }

@@ -41,6 +41,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+mod rounds;
+
+use rounds::Records;
 
 /// Bounds on a worker's graphs, so that a run's memory stays within tens of megabytes however
 /// many states its trials reach: branches and their children (about 1 and 16 MB at most),
@@ -231,6 +234,8 @@ pub struct Tree<'t> {
     /// Trials played in full (the rules ran), to be taken by [`Tree::take_played`].
     played: u64,
     bounds: Bounds,
+    /// The arm's round records, counted where walks pass ([`rounds`]).
+    records: Records,
 }
 
 impl<'t> Tree<'t> {
@@ -240,7 +245,7 @@ impl<'t> Tree<'t> {
             .metrics()
             .iter()
             .enumerate()
-            .filter(|(_, m)| m.arm == arm)
+            .filter(|(_, m)| m.arm == arm && m.round.is_none())
             .map(|(i, _)| i)
             .collect();
         Tree {
@@ -267,12 +272,65 @@ impl<'t> Tree<'t> {
             keys: Vec::new(),
             played: 0,
             bounds: Bounds::share(trial.arms()),
+            records: Records::new(trial, arm),
         }
     }
 
     /// The metric slots of this arm; a leaf row lists their values in this order.
     pub fn slots(&self) -> &[usize] {
         &self.slots
+    }
+
+    /// The metric slots of this arm's round records, which leaf rows do not hold.
+    pub fn round_slots(&self) -> &[usize] {
+        self.records.slots()
+    }
+
+    /// Whether this arm writes round records: its walks count them where they pass, so
+    /// only walks that do ([`walk`](Self::walk), [`play_lanes`](Self::play_lanes),
+    /// [`advance`](Self::advance) with [`pass`](Self::pass)) may walk it.
+    pub fn has_rounds(&self) -> bool {
+        self.records.any()
+    }
+
+    /// Adds the round records of `n` trials that ended at `leaf` to `acc`, but for those
+    /// counted where the walks passed ([`drain_rounds`](Self::drain_rounds)).
+    pub fn add_rounds(&self, leaf: u32, n: u64, acc: &mut super::Gathered) {
+        self.records.add_ended(leaf, self.root, n, acc);
+    }
+
+    /// Adds the round records counted where walks passed to `acc`, and forgets them.
+    pub fn drain_rounds(&mut self, acc: &mut super::Gathered) {
+        self.records.drain(acc);
+    }
+
+    /// Counts a walk that stepped to `at` with [`advance`](Self::advance), or stayed there
+    /// (then, at a leaf or a node no walk knows, nothing is counted).
+    /// `i`: the walk's place in its side.
+    #[inline(always)]
+    pub fn pass(&mut self, at: Cursor, i: usize) {
+        self.records.pass(at.0, i);
+    }
+
+    /// A place no walk leaves and where nothing is counted: for walks side by side that only
+    /// fill the rows of the side.
+    pub fn nowhere(&self) -> Cursor {
+        Cursor(UNSEEN)
+    }
+
+    /// Takes back the passes of a trial walked on `words` (to where the tree knows no more):
+    /// it is to be played in full, and counted by its row.
+    pub fn unpass(&mut self, words: impl IntoIterator<Item = u64>) {
+        let mut e = self.root;
+        for w in words {
+            if e >= LEAF {
+                break;
+            }
+            e = self.child(e, w);
+            if e < LEAF {
+                self.records.unpass(e);
+            }
+        }
     }
 
     pub fn leaves(&self) -> usize {
@@ -337,6 +395,10 @@ impl<'t> Tree<'t> {
                 break;
             }
             e = self.child(e, w);
+            if e < LEAF && self.records.marked(e) {
+                // A pass to count: the trial is walked.
+                return None;
+            }
         }
         (e & LEAF != 0 && e < SLOW).then_some(e & !LEAF)
     }
@@ -363,9 +425,13 @@ impl<'t> Tree<'t> {
                 let w = rng.next_u64();
                 words.push(w);
                 e = self.child(e, w);
+                if self.records.any() {
+                    self.records.pass(e, 0);
+                }
             } else if e < SLOW {
                 break Walked::Leaf(e & !LEAF);
             } else {
+                self.unpass(words.iter().copied());
                 break self.discover(player, rng, &words);
             }
         };
@@ -385,7 +451,7 @@ impl<'t> Tree<'t> {
     ) {
         self.share_alike();
         #[cfg(target_arch = "x86_64")]
-        if let Ready::Avx512(cpu) = stream::ready() {
+        if let (Ready::Avx512(cpu), false) = (stream::ready(), self.records.any()) {
             self.play_lanes_avx512(cpu, player, lanes, quota);
             return;
         }
@@ -420,6 +486,9 @@ impl<'t> Tree<'t> {
                 drawn[j] += 1;
                 let e = self.child(at[j], words[j]);
                 if e < LEAF {
+                    if self.records.any() {
+                        self.records.pass(e, j);
+                    }
                     at[j] = e;
                     continue;
                 }
@@ -430,6 +499,7 @@ impl<'t> Tree<'t> {
                     replay.clear();
                     let mut words = start[j];
                     replay.extend((0..drawn[j]).map(|_| words.next_u64()));
+                    self.unpass(replay.iter().copied());
                     let walked = self.discover(player, &mut lanes.lane(j), &replay);
                     self.words = replay;
                     walked
@@ -514,6 +584,7 @@ impl<'t> Tree<'t> {
         self.record.clear();
         self.marks.clear();
         self.keys.clear();
+        self.records.noted.clear();
         // A full graph takes no new state: its trials are not asked for keys.
         let announce = self.state_words < self.bounds.state_words
             && self.branches.len() < self.bounds.branches;
@@ -526,6 +597,7 @@ impl<'t> Tree<'t> {
             raw_at: None,
             marks: &mut self.marks,
             keys: &mut self.keys,
+            noted: &mut self.records.noted,
             room: self.bounds.state_words - self.state_words.min(self.bounds.state_words),
         };
         let trial = player.trial;
@@ -543,9 +615,28 @@ impl<'t> Tree<'t> {
             }
             None => Some(&player.out[..]),
         };
+        self.records.prepare(self.record.len(), &player.out);
         match self.insert(ended) {
-            Some(e) if e & LEAF != 0 && e < SLOW => Walked::Leaf(e & !LEAF),
+            Some(e) if e & LEAF != 0 && e < SLOW => {
+                // Counted at its leaf as walks are: its passes too.
+                if self.records.any() {
+                    self.pass_recorded();
+                }
+                Walked::Leaf(e & !LEAF)
+            }
             _ => Walked::Played,
+        }
+    }
+
+    /// Counts the passes of the path just recorded, as a walk on its words would.
+    fn pass_recorded(&mut self) {
+        let mut e = self.root;
+        for &(_, k) in &self.record {
+            if e >= LEAF {
+                break;
+            }
+            e = self.children[self.branches[e as usize].first as usize + k as usize];
+            self.records.pass(e, 0);
         }
     }
 
@@ -586,10 +677,25 @@ impl<'t> Tree<'t> {
             }
             let here = (at..next).map(key);
             if e == UNSEEN {
-                let known = here.clone().find_map(|key| self.states.get(key).copied());
+                // A known state whose branch marks other rounds than this path's (or whose
+                // leaf may hold another tail) is not joined: its walks count those rounds.
+                let joins = |n: Entry| {
+                    !self.records.any()
+                        || (n < LEAF && self.records.has(n, self.records.marks_at(i)))
+                };
+                let known = (here.clone())
+                    .find_map(|key| self.states.get(key).copied())
+                    .filter(|&n| joins(n));
                 let node = match known {
                     Some(node) => node,
-                    None => self.node_at(i, ended)?,
+                    None => {
+                        let node = self.node_at(i, ended)?;
+                        if node < LEAF && self.records.any() {
+                            let marks = self.records.marks_at(i).map(Box::<[i64]>::from);
+                            self.records.mark(node, marks.as_deref());
+                        }
+                        node
+                    }
                 };
                 match from {
                     None => self.root = node,
@@ -661,6 +767,7 @@ impl<'t> Tree<'t> {
             || self.grown * SHARE_AFTER < self.branches.len()
             || self.branches.len() > MAX_GUIDED
             || !self.states.is_empty()
+            || self.records.any()
         {
             return;
         }
@@ -846,7 +953,10 @@ impl<'t> Tree<'t> {
 
     /// The leaf of the row `out` writes, added if new (`None` when the tree is full).
     fn leaf(&mut self, out: &[i64]) -> Option<u32> {
-        let row: Vec<i64> = self.slots.iter().map(|&s| out[s]).collect();
+        // Leaves of a row apart by their tails ([`rounds`]): the records after the last draw.
+        let mut row: Vec<i64> = self.slots.iter().map(|&s| out[s]).collect();
+        let width = row.len();
+        row.extend_from_slice(self.records.tail());
         if let Some(&leaf) = self.row_leaf.get(&row) {
             return Some(leaf);
         }
@@ -856,7 +966,8 @@ impl<'t> Tree<'t> {
             return None;
         }
         let leaf = self.row_leaf.len() as u32;
-        self.rows.extend_from_slice(&row);
+        self.rows.extend_from_slice(&row[..width]);
+        self.records.add_leaf(&row[width..]);
         self.row_leaf.insert(row, leaf);
         Some(leaf)
     }
@@ -1084,6 +1195,8 @@ struct Recorder<'a, 't, R> {
     /// The states announced, as [`Tree::marks`] and [`Tree::keys`] hold them.
     marks: &'a mut Vec<usize>,
     keys: &'a mut Vec<u64>,
+    /// The rounds the trial wrote, with the draws made before each ([`Records::noted`]).
+    noted: &'a mut Vec<(u32, u32)>,
     /// The words the graph can still keep: keys past them are not written, so a long trial
     /// (thousands of steps, each announcing the rows so far) does not gather keys the graph
     /// would drop.
@@ -1119,6 +1232,12 @@ impl<'t, R: Rng> Draws<'t> for Recorder<'_, 't, R> {
         self.keys.push(self.next as u64);
         key(self.keys);
         self.marks.push(self.keys.len());
+    }
+
+    fn at_round(&mut self, round: u32) {
+        if self.raw_at.is_none() {
+            self.noted.push((round, self.next as u32));
+        }
     }
 
     fn words(&mut self) -> &mut R {
@@ -1175,6 +1294,7 @@ mod tests {
                     arm: 0,
                     choice: String::new(),
                     name: name.into(),
+                    round: None,
                 })
                 .to_vec();
             Shaped {
@@ -1612,6 +1732,7 @@ mod tests {
                         arm: 0,
                         choice: String::new(),
                         name: format!("m{i}"),
+                        round: None,
                     })
                     .collect(),
                 memoise,
@@ -1732,6 +1853,7 @@ mod tests {
                 arm: 0,
                 choice: String::new(),
                 name: "ones".into(),
+                round: None,
             }];
             Flips {
                 names,

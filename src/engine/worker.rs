@@ -1,7 +1,7 @@
 //! One worker's side of a run: playing a chunk's trials through the outcome trees, on the
 //! chunk's lanes, into integer histograms.
 
-use super::arms::Arms;
+use super::arms::{Arms, NOT_HERE};
 
 use super::stream::{LaneState, Lanes, LANES};
 use super::tree::{Mode, Player, Tree, Walked};
@@ -87,7 +87,7 @@ impl<'t, T: Trial> Worker<'t, T> {
             return ChunkEnd::Stopped;
         }
         self.gathering.flush(trial.pairs(), acc);
-        self.arms.drain_into(&self.trees, acc);
+        self.arms.drain_into(&mut self.trees, acc);
         if halt == Some(Halt::Paused) {
             acc.trials += done.iter().sum::<u64>() - before;
             return ChunkEnd::Paused(Box::new(std::array::from_fn(|lane| LaneAt {
@@ -140,7 +140,7 @@ impl<'t, T: Trial> Worker<'t, T> {
             return false;
         }
         self.gathering.flush(trial.pairs(), acc);
-        self.arms.drain_into(&self.trees, acc);
+        self.arms.drain_into(&mut self.trees, acc);
         acc.trials += n;
         true
     }
@@ -204,15 +204,15 @@ impl<'t, T: Trial> Worker<'t, T> {
         if halt == Some(Halt::Stopped) {
             return halt;
         }
-        let tree = &self.trees[0];
+        let tree = &mut self.trees[0];
+        tree.drain_rounds(acc);
         let Player { out, ended, .. } = &mut self.player;
         for (leaf, count) in ended.leaves.drain() {
             for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
                 out[slot] = v;
+                acc.metrics[slot].add_count(v, count);
             }
-            for (h, &v) in acc.metrics.iter_mut().zip(out.iter()) {
-                h.add_count(v, count);
-            }
+            tree.add_rounds(leaf, count, acc);
             for (h, &(a, b)) in acc.differences.iter_mut().zip(trial.pairs()) {
                 h.add_count(out[a] - out[b], count);
             }
@@ -460,6 +460,7 @@ impl Gathering {
             {
                 match usize::try_from(v).ok().and_then(|i| counts.get_mut(i)) {
                     Some(c) => *c += 1,
+                    None if v == NOT_HERE => {}
                     None => h.add(v),
                 }
             }

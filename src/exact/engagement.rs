@@ -75,13 +75,19 @@ pub(super) fn start_round(s: &mut State) {
     }
 }
 
-/// The final distribution of an engagement: per end, its probability.
-/// `policy` says what `best` orders take; a `best` order it does not cover is refused.
+/// Per round (0 to the last) and record ([`Engagement::round_names`]), the pmf of the
+/// record's value as it stood at the end of that round.
+pub type Rounds = Vec<Vec<Dist<i64>>>;
+
+/// The final distribution of an engagement: per end, its probability; and the distribution
+/// of every round's records. `policy` says what `best` orders take; a `best` order it does
+/// not cover is refused.
 pub fn play(
     ctx: &mut Ctx<'_>,
     e: &Engagement,
     policy: Option<&Policy>,
-) -> Result<Dist<Ended>, Why> {
+) -> Result<(Dist<Ended>, Rounds), Why> {
+    let records = ctx.plan.scenario().units.len() + e.sides.len() + 1;
     let mut programme = Programme {
         ctx,
         e,
@@ -89,6 +95,7 @@ pub fn play(
         policy,
         work: Dist::new(),
         ended: Dist::new(),
+        rounds: vec![vec![Dist::new(); records]; e.rounds as usize + 1],
     };
     let start = programme.start();
     add(&mut programme.work, start, 1.0);
@@ -111,7 +118,7 @@ pub fn play(
             return Err(why);
         }
     }
-    Ok(programme.ended)
+    Ok((programme.ended, programme.rounds))
 }
 
 /// The programme under way: what it plays, the configurations still to expand (each with its
@@ -123,6 +130,7 @@ struct Programme<'c, 'a, 'e> {
     policy: Option<&'e Policy>,
     work: Dist<Config>,
     ended: Dist<Ended>,
+    rounds: Rounds,
 }
 
 impl Programme<'_, '_, '_> {
@@ -189,7 +197,9 @@ impl Programme<'_, '_, '_> {
     /// Round `round` from `state`: over before it starts, or opened by each side that may
     /// open it.
     fn open_round(&mut self, round: u32, mut state: State, declared: Vec<[u32; 3]>, p: f64) {
-        if self.schedule.over_before(round, alive_in(&state)) {
+        let over = self.schedule.over_before(round, alive_in(&state));
+        self.record(round - 1, &state, over, p);
+        if over {
             add(&mut self.ended, (state, declared, round - 1), p);
             return;
         }
@@ -233,6 +243,7 @@ impl Programme<'_, '_, '_> {
         }
         for (s, q) in outcomes {
             if self.schedule.decided(alive_in(&s)) {
+                self.record(at.round, &s, true, p * q);
                 add(&mut self.ended, (s, declared.clone(), at.round), p * q);
                 continue;
             }
@@ -246,6 +257,22 @@ impl Programme<'_, '_, '_> {
             add(&mut self.work, c, p * q);
         }
         self.within_limit()
+    }
+
+    /// Records `s`, of probability `p`, as it stands at the end of round `round`, and, once the
+    /// engagement is `over`, at the end of every later round: an ended engagement keeps its
+    /// last values.
+    fn record(&mut self, round: u32, s: &State, over: bool, p: f64) {
+        let winner = self.schedule.winner(alive_in(s));
+        let alive = s.iter().map(|u| i64::from(u.alive));
+        let won = (0..self.schedule.sides()).map(|side| i64::from(winner == Some(side)));
+        let values: Vec<i64> = alive.chain(won).chain([i64::from(over)]).collect();
+        let last = if over { self.e.rounds } else { round };
+        for records in &mut self.rounds[round as usize..=last as usize] {
+            for (pmf, &v) in records.iter_mut().zip(&values) {
+                add(pmf, v, p);
+            }
+        }
     }
 
     /// Refuses a programme over the state limit ([`limit`]), saying what keeps them apart.

@@ -301,7 +301,13 @@ fn derived_pmfs(
 
 /// The exact distributions of every metric of an engagement scenario, in the order `run`
 /// writes them ([`crate::scenario::Engagement::metric_names`]). `at` prefixes refusals.
-pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Refusal> {
+/// Also returns every round's records (`rounds.csv`): per round, [`Engagement::round_names`]
+/// with their pmfs.
+pub fn engaged(
+    plan: &Plan,
+    e: &Engagement,
+    at: &str,
+) -> Result<(Vec<Metric>, Vec<Vec<Metric>>), Refusal> {
     let scenario = plan.scenario();
     cost::check(plan).map_err(|reason| Refusal::Cost {
         at: at.to_string(),
@@ -318,12 +324,20 @@ pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Ref
         None => None,
     };
     let mut ctx = Ctx::new(plan);
-    let ended = engagement::play(&mut ctx, e, policy).map_err(|why| {
+    let (ended, rounds) = engagement::play(&mut ctx, e, policy).map_err(|why| {
         if crate::engine::interrupted() {
             return Refusal::Interrupted;
         }
         refusal(plan, e, at, why, "")
     })?;
+    let round_names = e.round_names(&scenario.units);
+    let rounds = rounds
+        .into_iter()
+        .map(|records| {
+            let pmfs = records.into_iter().map(normalised);
+            round_names.iter().cloned().zip(pmfs).collect()
+        })
+        .collect();
     // Per unit, the commands some order names: they have a `declared` metric.
     let named = e.declared_commands();
     let names = e.metric_names(&scenario.units);
@@ -352,7 +366,7 @@ pub fn engaged(plan: &Plan, e: &Engagement, at: &str) -> Result<Vec<Metric>, Ref
     if let Some(derived) = scenario.derived(0) {
         out.extend(derived_pmfs(derived, rows.into_iter(), at)?);
     }
-    Ok(out)
+    Ok((out, rounds))
 }
 
 /// The refusal for `why`, with `more` after the reason.
@@ -443,19 +457,27 @@ pub fn variant(plan: &Plan, params: &[String], at: &str) -> Result<ExactVariant,
     let scenario: &Scenario = plan.scenario();
     let arms = match &scenario.game {
         Game::Cards(_) => return Err(Refusal::Cards),
-        Game::Engagement(e) => vec![(&e.choice, engaged(plan, e, at)?)],
+        Game::Engagement(e) => {
+            let (metrics, rounds) = engaged(plan, e, at)?;
+            vec![(&e.choice, metrics, rounds)]
+        }
         Game::Steps(choices) => choices
             .iter()
-            .map(|c| Ok((&c.id, choice(plan, c, at)?)))
+            .map(|c| Ok((&c.id, choice(plan, c, at)?, Vec::new())))
             .collect::<Result<_, Refusal>>()?,
     };
     let mut metrics = Vec::new();
-    for (id, pmfs) in arms {
-        for (metric, pmf) in pmfs {
+    for (id, pmfs, rounds) in arms {
+        let records = rounds
+            .into_iter()
+            .enumerate()
+            .flat_map(|(r, records)| records.into_iter().map(move |m| (Some(r as u32), m)));
+        for (round, (metric, pmf)) in pmfs.into_iter().map(|m| (None, m)).chain(records) {
             metrics.push(ExactMetric {
                 choice: id.clone(),
                 metric,
                 pmf,
+                round,
             });
         }
     }

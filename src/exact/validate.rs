@@ -22,7 +22,7 @@ pub const MAX_Z: f64 = 6.0;
 pub fn compare(exact: &ExactReport, sampled: &Report) -> Vec<ValidationRow> {
     let mut rows = Vec::new();
     for (e, s) in exact.variants.iter().zip(&sampled.variants) {
-        for m in &s.metrics {
+        for m in s.metrics.iter().filter(|m| m.round.is_none()) {
             let Some(x) = e
                 .metrics
                 .iter()

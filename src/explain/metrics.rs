@@ -10,9 +10,10 @@ use std::fmt::Write;
 
 /// The metrics section: every metric one trial writes, once, with what it counts and, when
 /// the trial has several choices, which choices report it.
-pub(super) fn section(out: &mut String, arms: &[Scenario], metrics: &[MetricName]) {
+pub(super) fn section(out: &mut String, arms: &[Scenario], all_metrics: &[MetricName]) {
+    let metrics: Vec<&MetricName> = all_metrics.iter().filter(|m| m.round.is_none()).collect();
     let mut names: Vec<(&str, Vec<&str>)> = Vec::new();
-    for m in metrics {
+    for m in &metrics {
         match names.iter_mut().find(|(n, _)| *n == m.name) {
             Some((_, choices)) => choices.push(&m.choice),
             None => names.push((&m.name, vec![&m.choice])),
@@ -20,7 +21,7 @@ pub(super) fn section(out: &mut String, arms: &[Scenario], metrics: &[MetricName
     }
     let all: Vec<&str> = {
         let mut all: Vec<&str> = Vec::new();
-        for m in metrics {
+        for m in &metrics {
             if !all.contains(&m.choice.as_str()) {
                 all.push(&m.choice);
             }
@@ -51,6 +52,28 @@ pub(super) fn section(out: &mut String, arms: &[Scenario], metrics: &[MetricName
         };
         let _ = writeln!(out, "  {name}: {meaning}{only}");
     }
+    rounds(out, all_metrics);
+}
+
+/// The records of rounds.csv, when the trial writes them: what they are and for which rounds.
+fn rounds(out: &mut String, metrics: &[MetricName]) {
+    let Some(last) = metrics.iter().filter_map(|m| m.round).max() else {
+        return;
+    };
+    let mut records: Vec<&str> = Vec::new();
+    for m in metrics.iter().filter(|m| m.round == Some(0)) {
+        if !records.contains(&m.name.as_str()) {
+            records.push(&m.name);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nBy round (rounds.csv gives each mean and 95% interval): {} as they stand at the end of \
+         each round from 0 (before the first activation) to {last}; a side's won is 1 once it has \
+         won, engagement.over once the engagement has ended (always at round {last}), and an \
+         engagement that ended keeps its last values.",
+        records.join(", ")
+    );
 }
 
 /// What metric `name` of scenario `s` counts, if `s` makes it; `choices` are the choices

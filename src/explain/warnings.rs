@@ -126,6 +126,7 @@ impl<'a> Seen<'a> {
         let metrics = report
             .metrics
             .iter()
+            .filter(|m| m.round.is_none())
             .map(|m| ((m.choice.as_str(), m.metric.as_str()), &m.histogram))
             .collect();
         Seen { metrics }

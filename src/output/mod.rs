@@ -132,6 +132,7 @@ pub const RUN_FILES: &[&str] = &[
     "summary.csv",
     "distribution.csv",
     "compare.csv",
+    "rounds.csv",
     "orderings.csv",
     "equilibrium.csv",
     "advice.csv",
@@ -169,6 +170,9 @@ pub fn write_run(
     ];
     if let Some(compare) = report.compare_table() {
         files.push(("compare.csv", compare));
+    }
+    if let Some(rounds) = tables::rounds_csv(report) {
+        files.push(("rounds.csv", rounds));
     }
     files.extend(extra);
     let mut json = serde_json::to_vec_pretty(meta).map_err(std::io::Error::other)?;

@@ -88,6 +88,10 @@ pub struct MetricReport {
     pub choice: String,
     pub metric: String,
     pub histogram: Histogram,
+    /// Set on a record of the metric at the end of this round (`rounds.csv`), which no other
+    /// table lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
 }
 
 /// Per-trial differences of one metric between two choices played on the same trials.
@@ -120,6 +124,9 @@ pub struct ExactMetric {
     pub choice: String,
     pub metric: String,
     pub pmf: Vec<(i64, f64)>,
+    /// Set on a record of the metric at the end of this round (`rounds.csv`), which no other
+    /// table lists.
+    pub round: Option<u32>,
 }
 
 /// One metric's distribution as the tables see it.
@@ -149,6 +156,10 @@ pub trait Tables {
     fn compare_table(&self) -> Option<Vec<u8>> {
         None
     }
+    /// The records of rounds.csv (an engagement's), each with its round, in output order.
+    fn round_rows(&self) -> Vec<(u32, Row<'_>)> {
+        Vec::new()
+    }
 }
 
 impl Tables for Report {
@@ -159,13 +170,10 @@ impl Tables for Report {
         &self.param_names
     }
     fn rows(&self) -> Vec<Row<'_>> {
-        let points = self
-            .variants
-            .iter()
-            .map(|v| (&v.params[..], &v.metrics[..]));
-        rows_of(points, |m| {
-            (&m.choice, &m.metric, Distribution::Sampled(&m.histogram))
-        })
+        self.metric_rows()
+    }
+    fn round_rows(&self) -> Vec<(u32, Row<'_>)> {
+        self.round_records()
     }
     fn compare_table(&self) -> Option<Vec<u8>> {
         compare_csv(self)
@@ -180,35 +188,83 @@ impl Tables for ExactReport {
         &self.param_names
     }
     fn rows(&self) -> Vec<Row<'_>> {
-        let points = self
-            .variants
-            .iter()
-            .map(|v| (&v.params[..], &v.metrics[..]));
-        rows_of(points, |m| {
-            (&m.choice, &m.metric, Distribution::Exact(&m.pmf))
-        })
+        self.metric_rows()
+    }
+    fn round_rows(&self) -> Vec<(u32, Row<'_>)> {
+        self.round_records()
     }
 }
 
-/// The rows of a report: each sweep point's parameters with each of its metrics, `row`
-/// naming a metric's choice, name and distribution.
-fn rows_of<'a, M: 'a>(
-    points: impl Iterator<Item = (&'a [String], &'a [M])>,
-    row: impl Fn(&'a M) -> (&'a str, &'a str, Distribution<'a>),
-) -> Vec<Row<'a>> {
-    points
-        .flat_map(|(params, metrics)| {
-            metrics.iter().map(|m| {
-                let (choice, metric, distribution) = row(m);
-                Row {
+/// A sweep point's parameters with its metrics: per metric, its choice, name, distribution
+/// and round.
+type Point<'a> = (
+    &'a [String],
+    Vec<(&'a str, &'a str, Distribution<'a>, Option<u32>)>,
+);
+
+/// A report's metrics, each with its round: set on a record of rounds.csv, which summary.csv
+/// and distribution.csv leave out.
+trait Records {
+    /// Each sweep point's parameters with its metrics: per metric, its choice, name,
+    /// distribution and round.
+    fn points(&self) -> Vec<Point<'_>>;
+
+    /// Every metric of every sweep point, in order, with its round.
+    fn records(&self) -> Vec<(Option<u32>, Row<'_>)> {
+        let mut rows = Vec::new();
+        for (params, metrics) in self.points() {
+            for (choice, metric, distribution, round) in metrics {
+                let row = Row {
                     params,
                     choice,
                     metric,
                     distribution,
-                }
-            })
-        })
-        .collect()
+                };
+                rows.push((round, row));
+            }
+        }
+        rows
+    }
+
+    /// The metrics of summary.csv and distribution.csv.
+    fn metric_rows(&self) -> Vec<Row<'_>> {
+        let records = self.records().into_iter();
+        records
+            .filter_map(|(r, row)| r.is_none().then_some(row))
+            .collect()
+    }
+
+    /// The round records of rounds.csv.
+    fn round_records(&self) -> Vec<(u32, Row<'_>)> {
+        let records = self.records().into_iter();
+        records.filter_map(|(r, row)| Some((r?, row))).collect()
+    }
+}
+
+impl Records for Report {
+    fn points(&self) -> Vec<Point<'_>> {
+        fn point(v: &VariantReport) -> Point<'_> {
+            let metrics = v.metrics.iter().map(|m| {
+                let d = Distribution::Sampled(&m.histogram);
+                (m.choice.as_str(), m.metric.as_str(), d, m.round)
+            });
+            (&v.params[..], metrics.collect())
+        }
+        self.variants.iter().map(point).collect()
+    }
+}
+
+impl Records for ExactReport {
+    fn points(&self) -> Vec<Point<'_>> {
+        fn point(v: &ExactVariant) -> Point<'_> {
+            let metrics = v.metrics.iter().map(|m| {
+                let d = Distribution::Exact(&m.pmf);
+                (m.choice.as_str(), m.metric.as_str(), d, m.round)
+            });
+            (&v.params[..], metrics.collect())
+        }
+        self.variants.iter().map(point).collect()
+    }
 }
 
 /// The columns of summary.csv after `metric`, for one distribution (`None` when empty).
@@ -347,6 +403,37 @@ pub fn summary_csv(report: &impl Tables) -> Vec<u8> {
         );
     }
     finish(w)
+}
+
+/// `scenario,choice,<params>,round,metric,mean,ci95_low,ci95_high`, the interval as summary.csv
+/// gives it (an exact mean's collapsed onto it); `None` when the report records no rounds.
+pub fn rounds_csv(report: &impl Tables) -> Option<Vec<u8>> {
+    let rows = report.round_rows();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut w = writer();
+    header(
+        &mut w,
+        &["scenario", "choice"],
+        report.param_names(),
+        &["round", "metric", "mean", "ci95_low", "ci95_high"],
+    );
+    for (round, row) in rows {
+        let Some(fields) = summary_fields(row.distribution) else {
+            continue;
+        };
+        // summary_fields: method, trials, mean, variance, std_dev, std_error, ci95_low, ci95_high.
+        let [_, _, mean, _, _, _, low, high, _, _] = fields;
+        record(
+            &mut w,
+            [report.scenario().to_string(), row.choice.to_string()]
+                .into_iter()
+                .chain(row.params.iter().cloned())
+                .chain([round.to_string(), row.metric.to_string(), mean, low, high]),
+        );
+    }
+    Some(finish(w))
 }
 
 /// `scenario,choice,<params>,metric,method,value,count,probability,at_least`
@@ -584,6 +671,7 @@ mod tests {
                     choice: String::new(),
                     metric: "a.restored".into(),
                     histogram: hist(&[0, 1, 1, 2]),
+                    round: None,
                 }],
                 comparisons: vec![],
             }],

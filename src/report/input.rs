@@ -86,6 +86,17 @@ pub struct CompareRow {
     pub p_second_higher: f64,
 }
 
+/// One `rounds.csv` row: a record of an engagement at the end of a round.
+#[derive(Debug, Clone)]
+pub struct RoundRow {
+    pub point: SweepPoint,
+    pub round: u32,
+    pub metric: String,
+    pub mean: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+}
+
 /// A table read as text, for tables whose columns vary (`orderings.csv`, `equilibrium.csv`).
 #[derive(Debug, Clone, Default)]
 pub struct TextTable {
@@ -104,6 +115,8 @@ pub struct Results {
     pub summary: Vec<SummaryRow>,
     pub distribution: Vec<DistributionRow>,
     pub compare: Vec<CompareRow>,
+    /// An engagement's records by round; empty when the folder has no `rounds.csv`.
+    pub rounds: Vec<RoundRow>,
     pub orderings: Option<TextTable>,
     pub equilibrium: Option<TextTable>,
     /// `balance.csv`, when the folder is a balance search's.
@@ -181,6 +194,24 @@ pub fn read(dir: &Path) -> Result<Results, ReportError> {
         Vec::new()
     };
 
+    let rounds_path = dir.join("rounds.csv");
+    let round_rows = if rounds_path.exists() {
+        let rounds = Table::open(&rounds_path)?;
+        rounds.same_params(&param_names, "choice", "round")?;
+        rounds.rows(|r| {
+            Ok(RoundRow {
+                point: r.point(&param_names)?,
+                round: r.number("round")?,
+                metric: r.text("metric")?,
+                mean: r.number("mean")?,
+                ci95_low: r.number("ci95_low")?,
+                ci95_high: r.number("ci95_high")?,
+            })
+        })?
+    } else {
+        Vec::new()
+    };
+
     Ok(Results {
         dir: dir.to_path_buf(),
         run,
@@ -189,6 +220,7 @@ pub fn read(dir: &Path) -> Result<Results, ReportError> {
         summary: summary_rows,
         distribution: distribution_rows,
         compare: compare_rows,
+        rounds: round_rows,
         orderings: text_table(&dir.join("orderings.csv"))?,
         equilibrium: text_table(&dir.join("equilibrium.csv"))?,
         balance: text_table(&dir.join("balance.csv"))?,

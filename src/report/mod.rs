@@ -3,7 +3,8 @@
 //!
 //! [`input`] reads the folder (`run.json`, the CSV tables); `page` decides what to show and
 //! words it for people through [`labels`] (numbers through [`crate::format`]), with `cards`
-//! for a card game's equilibrium, payoff matrix and orderings, into the tables of `table`;
+//! for a card game's equilibrium, payoff matrix and orderings and `rounds` for an
+//! engagement's records by round, into the tables of `table`;
 //! `charts` draws with `plotters`; the templates in `templates/` lay the page out, through
 //! `minijinja`. Nothing here runs a scenario.
 
@@ -14,6 +15,7 @@ pub mod input;
 pub mod labels;
 mod page;
 mod roster;
+mod rounds;
 mod table;
 
 use std::path::{Path, PathBuf};

@@ -25,6 +25,8 @@ pub struct Page {
     pub metrics: Vec<MetricSection>,
     pub comparisons: Vec<ComparisonSection>,
     pub sweep: Option<SweepSection>,
+    /// An engagement's records by round (`rounds.csv`), drawn as curves.
+    pub rounds: Vec<super::rounds::RoundChart>,
     /// A card game's equilibrium, payoff matrix and orderings, shown first.
     pub cards: Option<CardSection>,
     /// A balance search's answer and candidates, shown first.
@@ -275,6 +277,7 @@ pub fn build(results: &Results) -> Result<Page, ReportError> {
         metrics,
         comparisons: comparisons(&index)?,
         sweep,
+        rounds: super::rounds::section(results, index.exact, |p| point_name(&index, p))?,
         cards: cards::section(results),
         balance: super::balance::section(results),
         roster: super::roster::section(results),

@@ -61,7 +61,11 @@ fn pairs_by_name(metrics: &[MetricName], arms: usize) -> Vec<(usize, usize)> {
     let mut pairs = Vec::new();
     for a in 0..arms {
         for b in a + 1..arms {
-            for (i, m) in metrics.iter().enumerate().filter(|(_, m)| m.arm == a) {
+            for (i, m) in metrics
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.arm == a && m.round.is_none())
+            {
                 if let Some(j) = metrics.iter().position(|n| n.arm == b && n.name == m.name) {
                     pairs.push((i, j));
                 }
@@ -69,6 +73,24 @@ fn pairs_by_name(metrics: &[MetricName], arms: usize) -> Vec<(usize, usize)> {
         }
     }
     pairs
+}
+
+/// The records of an engagement arm for `rounds.csv`: every round's [`Engagement::round_names`],
+/// round 0 to the last.
+fn round_metrics<'e>(
+    e: &'e Engagement,
+    units: &'e [crate::scenario::Unit],
+    arm: usize,
+) -> impl Iterator<Item = MetricName> + 'e {
+    let names = e.round_names(units);
+    (0..=e.rounds).flat_map(move |round| {
+        names.clone().into_iter().map(move |name| MetricName {
+            arm,
+            choice: e.choice.clone(),
+            name,
+            round: Some(round),
+        })
+    })
 }
 
 impl Plan {
@@ -106,9 +128,15 @@ impl Plan {
                 arm,
                 choice: id.to_string(),
                 name,
+                round: None,
             }));
+            if let Game::Engagement(e) = &scenario.game {
+                metrics.extend(round_metrics(e, &scenario.units, arm));
+            }
         }
         let pairs = pairs_by_name(&metrics, arms.len());
+        // An engagement's round records follow its arm's metrics, derived ones included.
+        let width = arms.first().map_or(0, |a| a.width);
         Plan {
             scenario: scenario.clone(),
             units,
@@ -116,7 +144,7 @@ impl Plan {
             metrics,
             pairs,
             engagement: match &scenario.game {
-                Game::Engagement(e) => Some(prepared::Prepared::new(&scenario.units, e)),
+                Game::Engagement(e) => Some(prepared::Prepared::new(&scenario.units, e, width)),
                 Game::Steps(_) | Game::Cards(_) => None,
             },
             starting_distances: scenario

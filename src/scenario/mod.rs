@@ -331,6 +331,18 @@ impl Engagement {
         }
         names
     }
+
+    /// The metrics `rounds.csv` records as they stood at the end of each round (round 0:
+    /// before the first activation), in the order a trial writes them every round: each
+    /// unit's `<unit>.alive`, each side's `<side>.won`, then `engagement.over`.
+    pub fn round_names(&self, units: &[Unit]) -> Vec<String> {
+        let alive = units.iter().map(|u| format!("{}.alive", u.id));
+        let won = self.sides.iter().map(|side| format!("{side}.won"));
+        alive
+            .chain(won)
+            .chain(["engagement.over".to_string()])
+            .collect()
+    }
 }
 
 /// A validated scenario: one point of its sweep grid, with every override applied.

@@ -208,6 +208,7 @@ fn report(a: &[&str], b: &[&str], scores: &[[Vec<i64>; 2]]) -> Report {
                 choice: label.clone(),
                 metric: name.to_string(),
                 histogram: hist(values),
+                round: None,
             });
         }
     }

@@ -432,6 +432,7 @@ fn simulate(set: &ScenarioSet, trials: u64, seed: u64) -> Report {
                         choice: m.choice.clone(),
                         metric: m.name.clone(),
                         histogram,
+                        round: m.round,
                     })
                     .collect(),
                 comparisons: vec![],

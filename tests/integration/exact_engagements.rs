@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::shootout::{chain, marginal, shootout, End};
-use common::{assert_fits, gather, metric, plan};
+use common::{assert_fits, gather, plan};
 use rollcall::engine::Trial;
 use rollcall::exact;
 use rollcall::output::ExactReport;
@@ -164,9 +164,12 @@ fn conditions_and_target_rules_agree_with_the_simulator() {
         names, simulated,
         "the exact engine reports what run reports"
     );
-    for m in &r.variants[0].metrics {
-        assert_fits(metric(&p, &g, &m.metric), &m.pmf, &m.metric);
+    // Each round's records too: the plan lists them in the same order.
+    for (m, h) in r.variants[0].metrics.iter().zip(&g.metrics) {
+        let what = format!("{} (round {:?})", m.metric, m.round);
+        assert_fits(h, &m.pmf, &what);
     }
+    assert_eq!(r.variants[0].metrics.len(), g.metrics.len());
     // The rules were exercised: small was wiped out in some trials, big hit in some.
     assert!(pmf(&r, "small.lost")
         .iter()

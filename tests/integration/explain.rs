@@ -50,7 +50,23 @@ fn metric_names(set: &ScenarioSet) -> Vec<String> {
         Compiled::Designs(j) => (j.metrics(), j.metrics_of(0)),
         Compiled::Cards(j) => (j.metrics(), j.metrics_of(0)),
     };
-    names[first].iter().map(|m| m.name.clone()).collect()
+    // Round records (rounds.csv) are told in a paragraph of their own, not listed by name.
+    names[first]
+        .iter()
+        .filter(|m| m.round.is_none())
+        .map(|m| m.name.clone())
+        .collect()
+}
+
+/// The last round an engagement's rounds.csv records, for the first sweep point.
+fn last_round(set: &ScenarioSet) -> Option<u32> {
+    let compiled = Compiled::compile(set);
+    let (names, first) = match &compiled {
+        Compiled::Battle(j) => (j.metrics(), j.metrics_of(0)),
+        Compiled::Designs(j) => (j.metrics(), j.metrics_of(0)),
+        Compiled::Cards(j) => (j.metrics(), j.metrics_of(0)),
+    };
+    names[first].iter().filter_map(|m| m.round).max()
 }
 
 /// Checks `text` against what the loaded `set` holds.
@@ -111,6 +127,10 @@ fn names_everything(file: &Path, set: &ScenarioSet, text: &str) {
     // As far as `explain` looks. The limit is the process's: other tests of this binary that
     // ask the exact engine in-process get it too, which takes every file they use.
     rollcall::exact::limit::look_quickly();
+    if let Some(last) = last_round(set) {
+        has("\nBy round (rounds.csv");
+        has(&format!("from 0 (before the first activation) to {last};"));
+    }
     match rollcall::exact::report(set, &[]) {
         Ok(_) => has("Exact (`rollcall exact`): takes this scenario"),
         Err(refusal) => {

@@ -35,6 +35,7 @@ mod report;
 mod resilience;
 mod rollouts;
 mod roster;
+mod rounds;
 mod shards;
 mod state_graph;
 mod sweeps;

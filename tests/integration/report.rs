@@ -809,3 +809,69 @@ fn a_game_with_two_best_orderings_says_the_mix_is_not_unique() {
     assert!(md.contains("B's equilibrium mix is not unique"), "{md}");
     assert!(!md.contains("A's equilibrium mix is not unique"));
 }
+
+#[test]
+fn an_engagement_draws_its_rounds_one_line_per_sweep_point() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = run_with_report("duel", "20000", tmp.path());
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let rows = csv_rows(&dir.join("rounds.csv"));
+    // Models alive per unit and P(won) per side, each a chart with a line per sweep point.
+    for (id, title) in [
+        ("rounds-wardens-alive", "wardens alive by round"),
+        ("rounds-raiders-alive", "raiders alive by round"),
+        ("rounds-blue-won", "P(blue won by round r)"),
+        ("rounds-red-won", "P(red won by round r)"),
+    ] {
+        let charts = svgs_after(&html, &format!("<section id=\"{id}\">"));
+        assert_eq!(charts.len(), 1, "{id}");
+        // A series is drawn in its own colour, 2 pixels wide (its legend mark too).
+        let colours: std::collections::HashSet<&str> = charts[0]
+            .split("<polyline")
+            .skip(1)
+            .filter(|p| p.contains("stroke-width=\"2\""))
+            .filter_map(|p| p.split("stroke=\"").nth(1)?.split('"').next())
+            .collect();
+        assert_eq!(colours.len(), 3, "{id}: one line per sweep point");
+        assert!(charts[0].contains(title), "{id} lacks its title");
+    }
+    // The Markdown grid holds the CSV's means: rows are rounds, columns sweep points.
+    let (header, grid) = md_table(&md, "P(blue won by round r)");
+    assert_eq!(grid.len(), 7, "rounds 0 to 6");
+    let key = "unit.wardens.orders.#1.when";
+    for (c, when) in ["missing >= 2 and not enemy_within(1)", "missing > size"]
+        .iter()
+        .enumerate()
+    {
+        let column = 1 + if c == 0 { 0 } else { 2 };
+        assert!(
+            header[column].contains(&when.replace('|', "\\|")),
+            "{header:?}"
+        );
+        for (round, cells) in grid.iter().enumerate() {
+            let row = rows
+                .iter()
+                .find(|r| {
+                    r[key] == *when && r["metric"] == "blue.won" && r["round"] == round.to_string()
+                })
+                .unwrap();
+            let mean: f64 = row["mean"].parse().unwrap();
+            let shown = cells[column].split(' ').next().unwrap();
+            assert_percent(shown, mean, &format!("round {round}, {when}"));
+        }
+    }
+    // Exact tables are labelled exact.
+    let exact = tmp.path().join("exact");
+    let o = rollcall(&[
+        "exact",
+        "configs/duel.toml",
+        "--out",
+        exact.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = rollcall(&["report", exact.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(exact.join("report.html")).unwrap();
+    assert!(html.contains("P(blue won by round r) (exact)"));
+}

@@ -452,6 +452,7 @@ fn ratings_csv_recovers_chosen_bradley_terry_strengths() {
                     choice: format!("{a} v {b}"),
                     metric: metric.into(),
                     histogram: h,
+                    round: None,
                 });
             }
         }

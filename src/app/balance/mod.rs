@@ -98,7 +98,7 @@ pub(super) fn candidate<'c>(
 /// The index of `[balance] metric` among a candidate's metrics: the name the tables print.
 fn metric_index(set: &ScenarioSet, b: &Balance, metrics: &[MetricName]) -> Result<usize, Error> {
     let found: Vec<usize> = (0..metrics.len())
-        .filter(|&i| metrics[i].name == b.metric)
+        .filter(|&i| metrics[i].name == b.metric && metrics[i].round.is_none())
         .collect();
     let invalid = |problem: String| {
         Error::Scenario(crate::config::ConfigError::Invalid {

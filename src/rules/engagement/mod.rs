@@ -65,16 +65,45 @@ pub fn play_forcing<'p, D: Draws<'p>>(
     out.fill(0);
     let mut round = 1;
     let rounds = loop {
-        if prepared.schedule.over_before(round, on_table(&world.units)) {
+        let over = prepared.schedule.over_before(round, on_table(&world.units));
+        write_rounds(prepared, world, round - 1, over, out);
+        if over {
             break round - 1;
         }
+        draws.at_round(round - 1);
         world.start_round(round);
         if play_round(plan, engagement, prepared, world, draws, out, forced) == Played::Decided {
+            write_rounds(prepared, world, round, true, out);
             break round;
         }
         round += 1;
     };
     write_ends(prepared, world, rounds, out);
+}
+
+/// Records the world as it stands at the end of round `round` (0: before the first), and,
+/// once the engagement is `over`, for every later round too: an ended engagement keeps its
+/// last values.
+fn write_rounds(prepared: &Prepared, world: &World, round: u32, over: bool, out: &mut [i64]) {
+    let len = prepared.round_len;
+    let at = prepared.rounds_at + round as usize * len;
+    let row = &mut out[at..at + len];
+    let (alive, rest) = row.split_at_mut(world.units.len());
+    for (slot, unit) in alive.iter_mut().zip(&world.units) {
+        *slot = i64::from(unit.alive);
+    }
+    let (won, over_slot) = rest.split_at_mut(rest.len() - 1);
+    let winner = prepared.schedule.winner(on_table(&world.units));
+    for (side, slot) in won.iter_mut().enumerate() {
+        *slot = i64::from(winner == Some(side));
+    }
+    over_slot[0] = i64::from(over);
+    if over {
+        let end = prepared.rounds_at + (prepared.rounds as usize + 1) * len;
+        for later in (at + len..end).step_by(len) {
+            out.copy_within(at..at + len, later);
+        }
+    }
 }
 
 /// Whether a unit has a model on the table, as the schedule asks it.
@@ -121,7 +150,9 @@ fn play_round<'p, D: Draws<'p>>(
                     key.extend([u64::from(world.round), side as u64]);
                     key.extend(world.turns.cursors().iter().map(|&c| c as u64));
                     world.state_key(key);
-                    key.extend(out.iter().map(|&v| v as u64));
+                    // Not the rounds' records: the engine counts them where trials pass, so
+                    // trials that reach a state by different rounds still go on as one.
+                    key.extend(out[..prepared.keyed].iter().map(|&v| v as u64));
                 });
                 let at = At { unit, forced };
                 activate(plan, engagement, prepared, world, at, draws, out);

@@ -16,12 +16,21 @@ pub struct Prepared {
     /// Slot of the first side's row, and of the engagement's row.
     pub(super) sides_at: usize,
     pub(super) engagement_at: usize,
-    /// How many metrics the arm has.
+    /// Slot of round 0's records (`Engagement::round_names`, then each later round's), the
+    /// records a round has, and the last round.
+    pub(super) rounds_at: usize,
+    pub(super) round_len: usize,
+    pub(super) rounds: u32,
+    /// The slots a trial writes while it plays (before derived metrics and the records): what
+    /// its state keys hold of its row.
+    pub(super) keyed: usize,
+    /// How many metrics the arm has, its round records included.
     pub(super) len: usize,
 }
 
 impl Prepared {
-    pub fn new(units: &[Unit], engagement: &Engagement) -> Prepared {
+    /// `width`: the arm's metrics before its round records (built-in and derived).
+    pub fn new(units: &[Unit], engagement: &Engagement, width: usize) -> Prepared {
         let sides_at = units.len() * UnitMetrics::LEN;
         let engagement_at = sides_at + engagement.sides.len() * SideMetrics::LEN;
         let mut slot = engagement_at + EngagementMetrics::LEN;
@@ -37,12 +46,19 @@ impl Prepared {
                 slots
             })
             .collect();
+        // The records follow every other metric of the arm, derived ones included.
+        let rounds_at = width.max(slot);
+        let round_len = engagement.round_names(units).len();
         Prepared {
             schedule: Schedule::new(engagement),
             declared,
             sides_at,
             engagement_at,
-            len: slot,
+            rounds_at,
+            round_len,
+            rounds: engagement.rounds,
+            keyed: slot,
+            len: rounds_at + round_len * (engagement.rounds as usize + 1),
         }
     }
 }

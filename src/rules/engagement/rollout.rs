@@ -42,6 +42,7 @@ impl<'p> Rollouts<'p> {
                 arm,
                 choice: c.name().to_string(),
                 name: "objective".into(),
+                round: None,
             })
             .collect();
         let n = options.len();
@@ -76,9 +77,8 @@ impl Trial for Rollouts<'_> {
     }
 
     fn scratch(&self) -> Self::Scratch {
-        let len = self.plan.engagement().map_or(0, |(e, _)| {
-            e.metric_names(&self.plan.scenario().units).len()
-        });
+        // The row holds the rounds' records after the metrics.
+        let len = self.plan.engagement().map_or(0, |(_, p)| p.len);
         (World::new(self.plan), vec![0; len])
     }
 
