@@ -303,51 +303,88 @@ pub fn merge(parts: &[(PathBuf, PartFile)]) -> Result<(Report, PartBody), MergeE
             problem: format!("shard count {count} must be from 1 to {MAX_SHARDS}"),
         });
     }
+    for (path, part) in parts {
+        agrees(first_path, a, path, &part.body)?;
+    }
+    covers(parts, count)?;
+    let mut report = a.report.clone();
+    for (path, part) in &parts[1..] {
+        merge_report(&mut report, &part.body.report).map_err(|problem| MergeError::Mismatch {
+            file: path.clone(),
+            problem,
+        })?;
+    }
+    // Each part's sums fit; their union may not, when values are near the i64 limits.
+    let merged = report.variants.iter().flat_map(|v| {
+        v.metrics
+            .iter()
+            .map(|m| &m.histogram)
+            .chain(v.comparisons.iter().map(|c| &c.differences))
+    });
+    if merged.into_iter().any(sums_overflow) {
+        return Err(MergeError::Coverage(
+            "the merged values are too large to sum exactly (the sum of squares exceeds 128 bits)"
+                .into(),
+        ));
+    }
+    let mut body = a.clone();
+    body.warnings = common_warnings(parts);
+    Ok((report, body))
+}
+
+/// Part `b` (file `path`) against the first part `a` (file `first_path`): the same run.
+fn agrees(first_path: &Path, a: &PartBody, path: &Path, b: &PartBody) -> Result<(), MergeError> {
+    let count = a.shard_count;
+    let mismatch = |what: &str, theirs: String, ours: String| MergeError::Mismatch {
+        file: path.to_path_buf(),
+        problem: format!(
+            "{what} is {} but {} has {}; parts of one run must agree",
+            clip(&theirs),
+            first_path.display(),
+            clip(&ours)
+        ),
+    };
+    let checks: [(&str, String, String); 9] = [
+        // Most specific first: seed and trials also change the scenario hash.
+        ("version", b.version.clone(), a.version.clone()),
+        ("scenario", b.scenario.clone(), a.scenario.clone()),
+        ("seed", b.seed.to_string(), a.seed.to_string()),
+        ("trials", b.trials.to_string(), a.trials.to_string()),
+        (
+            "chunk size",
+            b.chunk_size.to_string(),
+            a.chunk_size.to_string(),
+        ),
+        (
+            "shard count N",
+            b.shard_count.to_string(),
+            count.to_string(),
+        ),
+        ("method", b.method.clone(), a.method.clone()),
+        (
+            "scenario hash",
+            b.scenario_hash.clone(),
+            a.scenario_hash.clone(),
+        ),
+        (
+            "sweep parameters",
+            b.report.param_names.join(","),
+            a.report.param_names.join(","),
+        ),
+    ];
+    for (what, theirs, ours) in checks {
+        if theirs != ours {
+            return Err(mismatch(what, theirs, ours));
+        }
+    }
+    Ok(())
+}
+
+/// Every shard of `count` among `parts` once, each complete.
+fn covers(parts: &[(PathBuf, PartFile)], count: u64) -> Result<(), MergeError> {
     let mut seen: Vec<Option<&Path>> = vec![None; count as usize];
     for (path, part) in parts {
         let b = &part.body;
-        let mismatch = |what: &str, theirs: String, ours: String| MergeError::Mismatch {
-            file: path.clone(),
-            problem: format!(
-                "{what} is {} but {} has {}; parts of one run must agree",
-                clip(&theirs),
-                first_path.display(),
-                clip(&ours)
-            ),
-        };
-        let checks: [(&str, String, String); 9] = [
-            // Most specific first: seed and trials also change the scenario hash.
-            ("version", b.version.clone(), a.version.clone()),
-            ("scenario", b.scenario.clone(), a.scenario.clone()),
-            ("seed", b.seed.to_string(), a.seed.to_string()),
-            ("trials", b.trials.to_string(), a.trials.to_string()),
-            (
-                "chunk size",
-                b.chunk_size.to_string(),
-                a.chunk_size.to_string(),
-            ),
-            (
-                "shard count N",
-                b.shard_count.to_string(),
-                count.to_string(),
-            ),
-            ("method", b.method.clone(), a.method.clone()),
-            (
-                "scenario hash",
-                b.scenario_hash.clone(),
-                a.scenario_hash.clone(),
-            ),
-            (
-                "sweep parameters",
-                b.report.param_names.join(","),
-                a.report.param_names.join(","),
-            ),
-        ];
-        for (what, theirs, ours) in checks {
-            if theirs != ours {
-                return Err(mismatch(what, theirs, ours));
-            }
-        }
         if !b.complete {
             return Err(MergeError::Mismatch {
                 file: path.clone(),
@@ -392,29 +429,7 @@ pub fn merge(parts: &[(PathBuf, PartFile)]) -> Result<(Report, PartBody), MergeE
             listed.join(", ")
         )));
     }
-    let mut report = a.report.clone();
-    for (path, part) in &parts[1..] {
-        merge_report(&mut report, &part.body.report).map_err(|problem| MergeError::Mismatch {
-            file: path.clone(),
-            problem,
-        })?;
-    }
-    // Each part's sums fit; their union may not, when values are near the i64 limits.
-    let merged = report.variants.iter().flat_map(|v| {
-        v.metrics
-            .iter()
-            .map(|m| &m.histogram)
-            .chain(v.comparisons.iter().map(|c| &c.differences))
-    });
-    if merged.into_iter().any(sums_overflow) {
-        return Err(MergeError::Coverage(
-            "the merged values are too large to sum exactly (the sum of squares exceeds 128 bits)"
-                .into(),
-        ));
-    }
-    let mut body = a.clone();
-    body.warnings = common_warnings(parts);
-    Ok((report, body))
+    Ok(())
 }
 
 /// What acted in no trial of any part: each warning of the first part at the sweep points
