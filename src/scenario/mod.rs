@@ -591,33 +591,14 @@ fn parse_focused(
         .map(|s| s.path.clone())
         .chain(swept)
         .collect();
-    let mut variants = Vec::with_capacity(grid.points.len());
-    for point in &grid.points {
-        let variant = sweep_point(&ctx, &written, &value, settings, point, &taken);
-        // A check that fails at a point of a sweep names the point, unless the file fails it
-        // alike without the point's settings: then the file is at fault, not the sweep. (A
-        // setting that cannot be applied is named as it is.)
-        let variant = match variant {
-            Err(e @ (ScenarioError::Override { .. } | ScenarioError::Sweep { .. })) => Err(e),
-            Err(e) if !point.is_empty() => {
-                let alone = sweep_point(&ctx, &written, &value, settings, &[], &taken);
-                match alone {
-                    Err(same) if same.to_string() == e.to_string() => Err(e),
-                    _ => Err(e.at_sweep_point(assignments(point))),
-                }
-            }
-            other => other,
-        };
-        // A candidate is named as one, not as a sweep point.
-        let variant = match (variant, &balance) {
-            (Err(e), Some(_)) => Err(e.at_balance_candidate(assignments(point))),
-            (v, _) => v,
-        }?;
-        if variants.is_empty() {
-            metrics_cost(&ctx, &variant, grid.points.len())?;
-        }
-        variants.push(variant);
-    }
+    let inputs = Inputs {
+        ctx: &ctx,
+        written: &written,
+        value: &value,
+        settings,
+        taken: &taken,
+    };
+    let variants = variants(&inputs, &grid.points, balance.is_some())?;
     Ok(ScenarioSet {
         name: variants[0].scenario().name.clone(),
         file: file.to_string(),
@@ -627,6 +608,54 @@ fn parse_focused(
         balance,
         roster,
     })
+}
+
+/// What every sweep point of a file is built from.
+struct Inputs<'a> {
+    ctx: &'a error::Context,
+    /// The file as written, and with the settings and roster applied.
+    written: &'a toml::Table,
+    value: &'a toml::Table,
+    settings: &'a [Setting],
+    /// Key paths set by the settings or the sweep, which a point may not set again.
+    taken: &'a [Vec<String>],
+}
+
+/// The file's sweep points (or balance candidates, with `balance`), each validated in full;
+/// a refusal names the point unless the file fails alike without it.
+fn variants(
+    i: &Inputs<'_>,
+    points: &[Vec<Setting>],
+    balance: bool,
+) -> Result<Vec<Variant>, ScenarioError> {
+    let mut variants = Vec::with_capacity(points.len());
+    for point in points {
+        let variant = sweep_point(i.ctx, i.written, i.value, i.settings, point, i.taken);
+        // A check that fails at a point of a sweep names the point, unless the file fails it
+        // alike without the point's settings: then the file is at fault, not the sweep. (A
+        // setting that cannot be applied is named as it is.)
+        let variant = match variant {
+            Err(e @ (ScenarioError::Override { .. } | ScenarioError::Sweep { .. })) => Err(e),
+            Err(e) if !point.is_empty() => {
+                let alone = sweep_point(i.ctx, i.written, i.value, i.settings, &[], i.taken);
+                match alone {
+                    Err(same) if same.to_string() == e.to_string() => Err(e),
+                    _ => Err(e.at_sweep_point(assignments(point))),
+                }
+            }
+            other => other,
+        };
+        // A candidate is named as one, not as a sweep point.
+        let variant = match (variant, balance) {
+            (Err(e), true) => Err(e.at_balance_candidate(assignments(point))),
+            (v, _) => v,
+        }?;
+        if variants.is_empty() {
+            metrics_cost(i.ctx, &variant, points.len())?;
+        }
+        variants.push(variant);
+    }
+    Ok(variants)
 }
 
 /// About the bytes a run holds per metric of every sweep point, whatever its trials: its
