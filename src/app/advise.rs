@@ -110,7 +110,7 @@ pub fn advise(opts: &FileOptions, rollouts: Option<u64>) -> Result<Advised, Erro
         Ok(arms) => exactly(opts, &set, &compiled, &arms, start),
         Err(Error::Advice { source, .. }) => {
             // Plans some of which hold advice: rollouts play every `best` order by the base policy.
-            let (_, fresh) = prepare(&opts.file, &opts.settings)?;
+            let fresh = Compiled::compile(&set);
             let why = format!("the exact engine refuses: {source}");
             by_rollouts(opts, &set, &fresh, None, start, Some(why))
         }

@@ -533,18 +533,8 @@ fn gathered_of<T: Trial>(
         chunks: 0,
     };
     let layout = variant_reports(set, joined, empty);
-    let same = layout.len() == reports.len()
-        && layout.iter().zip(reports).all(|(l, r)| {
-            l.params == r.params
-                && l.metrics.len() == r.metrics.len()
-                && (l.metrics.iter().zip(&r.metrics)).all(|(a, b)| {
-                    (&a.metric, &a.choice, a.round) == (&b.metric, &b.choice, b.round)
-                })
-                && l.comparisons.len() == r.comparisons.len()
-                && (l.comparisons.iter().zip(&r.comparisons)).all(|(a, b)| {
-                    a.metric == b.metric && a.first == b.first && a.second == b.second
-                })
-        });
+    let same =
+        layout.len() == reports.len() && layout.iter().zip(reports).all(|(l, r)| l.same_layout(r));
     if !same {
         return None;
     }

@@ -135,14 +135,8 @@ fn check_name(name: &str, builtins: &[String]) -> Result<(), String> {
             "`{name}` is already a metric of this scenario; a derived metric needs a new name"
         ));
     }
-    let word = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.len() <= crate::config::limits::MAX_NAME
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let word = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && crate::config::is_identifier(name);
     if !word {
         return Err(format!(
             "`{}` cannot name a metric: use 1 to {} letters, digits, '_' or '-', starting with a \

@@ -36,11 +36,6 @@ static LIMIT: AtomicUsize = AtomicUsize::new(0);
 /// that `rollcall exact` goes further.
 static QUICK: AtomicBool = AtomicBool::new(false);
 
-/// The bytes a state takes, as the limit counts them.
-pub fn state_bytes() -> u64 {
-    STATE_BYTES
-}
-
 /// The bytes `states` states need.
 pub fn bytes_for(states: usize) -> u64 {
     (states as u64).saturating_mul(STATE_BYTES)
@@ -57,8 +52,7 @@ pub fn available_memory() -> Option<u64> {
 
 /// What [`MEMORY_SHARE`] of `available` bytes holds, never below [`MIN_DEFAULT`].
 pub fn default_for(available: Option<u64>) -> usize {
-    let fits = available.map_or(0, |a| (a as f64 * MEMORY_SHARE) as u64 / STATE_BYTES);
-    usize::try_from(fits).unwrap_or(usize::MAX).max(MIN_DEFAULT)
+    fits(2, available).max(MIN_DEFAULT)
 }
 
 /// The limit when `--max-states` is not given: [`default_for`] the memory available now.

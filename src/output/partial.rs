@@ -469,17 +469,7 @@ fn merge_report(into: &mut Report, other: &Report) -> Result<(), String> {
         ));
     }
     for (a, b) in into.variants.iter_mut().zip(&other.variants) {
-        let same_shape =
-            a.params == b.params
-                && a.metrics.len() == b.metrics.len()
-                && a.comparisons.len() == b.comparisons.len()
-                && a.metrics.iter().zip(&b.metrics).all(|(x, y)| {
-                    (&x.choice, &x.metric, x.round) == (&y.choice, &y.metric, y.round)
-                })
-                && a.comparisons.iter().zip(&b.comparisons).all(|(x, y)| {
-                    (&x.metric, &x.first, &x.second) == (&y.metric, &y.first, &y.second)
-                });
-        if !same_shape {
+        if !a.same_layout(b) {
             return Err("lists different metrics than the other parts".into());
         }
         for (x, y) in a.metrics.iter_mut().zip(&b.metrics) {

@@ -129,7 +129,7 @@ pub struct Rating {
 ///
 /// The score is the mean, over every other profile and both seats, of the per-trial score
 /// (won 1, draw 1/2). Its matchups share random numbers, so their errors are not
-/// independent; the interval uses the sum of their standard errors (the largest the
+/// independent; the interval uses the mean of their standard errors (the largest the
 /// standard error of their mean can be, whatever their correlation), so it is never too
 /// narrow.
 pub fn ratings(roster: &Roster, table: &[Vec<Outcome>]) -> Vec<Rating> {

@@ -82,6 +82,20 @@ pub struct VariantReport {
     pub comparisons: Vec<Comparison>,
 }
 
+impl VariantReport {
+    /// Whether `other` holds the same sweep point's metrics and comparisons, in the same
+    /// order (whatever their counts): parts of one run, or a checkpoint of it, do.
+    pub fn same_layout(&self, other: &VariantReport) -> bool {
+        self.params == other.params
+            && self.metrics.len() == other.metrics.len()
+            && self.comparisons.len() == other.comparisons.len()
+            && (self.metrics.iter().zip(&other.metrics))
+                .all(|(x, y)| (&x.choice, &x.metric, x.round) == (&y.choice, &y.metric, y.round))
+            && (self.comparisons.iter().zip(&other.comparisons))
+                .all(|(x, y)| (&x.metric, &x.first, &x.second) == (&y.metric, &y.first, &y.second))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MetricReport {
     /// The choice's id; empty for a scenario without choices.

@@ -9,6 +9,7 @@ use super::table::{id, PivotRow, PivotTable};
 use super::ReportError;
 use crate::format;
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// One record drawn by round: its table and chart.
 #[derive(Debug, Clone, Serialize)]
@@ -48,7 +49,7 @@ pub fn section(
 ) -> Result<Vec<RoundChart>, ReportError> {
     let mut points: Vec<&SweepPoint> = Vec::new();
     let mut metrics: Vec<&str> = Vec::new();
-    let mut rounds: Vec<u32> = Vec::new();
+    let mut rounds = std::collections::BTreeSet::new();
     for row in &results.rounds {
         if !points.contains(&&row.point) {
             points.push(&row.point);
@@ -56,20 +57,22 @@ pub fn section(
         if !metrics.contains(&row.metric.as_str()) {
             metrics.push(&row.metric);
         }
-        if !rounds.contains(&row.round) {
-            rounds.push(row.round);
-        }
+        rounds.insert(row.round);
     }
     if points.len() > charts::MAX_LINES {
         return Ok(Vec::new());
     }
-    rounds.sort_unstable();
     let names: Vec<String> = points.iter().map(|p| name(p)).collect();
-    let find = |point: &SweepPoint, metric: &str, round: u32| -> Option<&RoundRow> {
-        let rows = results.rounds.iter();
-        rows.filter(|r| r.round == round && r.metric == metric)
-            .find(|r| &r.point == point)
-    };
+    // Each row by (point, metric, round), the first of equals: looked up once per point of
+    // every curve, so a long engagement's rows are not scanned for each.
+    let mut by_key: HashMap<(usize, &str, u32), &RoundRow> = HashMap::new();
+    for row in &results.rounds {
+        if let Some(at) = points.iter().position(|p| *p == &row.point) {
+            by_key.entry((at, &row.metric, row.round)).or_insert(row);
+        }
+    }
+    let find =
+        |point: usize, metric: &str, round: u32| by_key.get(&(point, metric, round)).copied();
     let mut out = Vec::new();
     for metric in metrics {
         let Some((title, y_desc, share)) = drawn(metric) else {
@@ -80,8 +83,7 @@ pub fn section(
         } else {
             title
         };
-        let lines: Vec<(String, Vec<Option<Estimate>>)> = points
-            .iter()
+        let lines: Vec<(String, Vec<Option<Estimate>>)> = (0..points.len())
             .zip(&names)
             .map(|(p, n)| {
                 let estimates = rounds.iter().map(|&r| {

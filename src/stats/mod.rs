@@ -15,4 +15,4 @@ pub mod summary;
 
 pub use fit::{chi_square, z_score, GoodnessOfFit};
 pub use histogram::{Histogram, Sums};
-pub use summary::{distribution, t_critical_95, DistributionRow, Summary};
+pub use summary::{distribution, t_critical_95, DistributionRow, Summary, Z_975};

@@ -131,11 +131,13 @@ pub fn t_critical_95(df: u64) -> f64 {
         .inverse_cdf(0.975)
 }
 
+/// Φ⁻¹(0.975): the two-sided 95% point of the normal distribution.
+pub const Z_975: f64 = 1.959_963_984_540_054;
+
 /// Cornish–Fisher expansion of the t quantile around the normal one (Abramowitz & Stegun
 /// 26.7.5). The first omitted term is below 1e-15 for df > 1000 and shrinks as df^-5.
 fn t_975_series(df: f64) -> f64 {
-    /// Φ⁻¹(0.975).
-    const Z: f64 = 1.959_963_984_540_054;
+    const Z: f64 = Z_975;
     let z2 = Z * Z;
     let g1 = Z * (z2 + 1.0) / 4.0;
     let g2 = Z * ((5.0 * z2 + 16.0) * z2 + 3.0) / 96.0;

@@ -13,7 +13,7 @@ use crate::stats::{t_critical_95, Summary};
 
 /// 95% two-sided normal quantile, for the rollouts a difference needs (a planning figure,
 /// where Student's t of an unknown count has no place).
-const Z95: f64 = 1.959_963_984_540_054;
+const Z95: f64 = crate::stats::Z_975;
 
 /// One option scored: its command and the summary of its continuations' objective.
 pub(super) struct Scored {
