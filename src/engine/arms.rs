@@ -450,7 +450,7 @@ impl Arms {
                     }
                     Next::Leaf(leaf) => self.ended[ended + t as usize] = leaf,
                     Next::Unknown => {
-                        self.unpass(tree, rounds, t);
+                        self.unpass(tree, t);
                         self.unknown.push((order.0, 0, order.1, t));
                     }
                 }
@@ -492,7 +492,7 @@ impl Arms {
                     Next::Leaf(leaf) => self.ended[ended + l.t as usize] = leaf,
                     Next::Unknown => {
                         let (t, order) = (l.t, l.order);
-                        self.unpass(tree, rounds, t);
+                        self.unpass(tree, t);
                         self.unknown.push((order.0, step, order.1, t));
                     }
                 }
@@ -501,13 +501,11 @@ impl Arms {
         }
     }
 
-    /// Takes back the passes trial `t` counted on its walk (with `rounds`): it is to be
+    /// Takes back the passes trial `t` counted on its walk (if its arm records rounds): it is to be
     /// walked again from its start and played in full, and counted then.
-    fn unpass(&self, tree: &mut Tree<'_>, rounds: bool, t: u32) {
-        if rounds {
-            let mut words = self.streams[t as usize].clone();
-            tree.unpass(std::iter::from_fn(|| Some(words.next_u64())));
-        }
+    fn unpass(&self, tree: &mut Tree<'_>, t: u32) {
+        let mut words = self.streams[t as usize].clone();
+        tree.unpass(std::iter::from_fn(|| Some(words.next_u64())));
     }
 
     /// The metric row of trial `t`, which has an arm played in full (`m` metrics).

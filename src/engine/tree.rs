@@ -321,6 +321,10 @@ impl<'t> Tree<'t> {
     /// Takes back the passes of a trial walked on `words` (to where the tree knows no more):
     /// it is to be played in full, and counted by its row.
     pub fn unpass(&mut self, words: impl IntoIterator<Item = u64>) {
+        // An arm without records counted nothing: no walk to retrace.
+        if !self.records.any() {
+            return;
+        }
         let mut e = self.root;
         for w in words {
             if e >= LEAF {
@@ -420,12 +424,13 @@ impl<'t> Tree<'t> {
         let mut words = std::mem::take(&mut self.words);
         words.clear();
         let mut e = self.root;
+        let rounds = self.records.any();
         let walked = loop {
             if e < LEAF {
                 let w = rng.next_u64();
                 words.push(w);
                 e = self.child(e, w);
-                if self.records.any() {
+                if rounds {
                     self.records.pass(e, 0);
                 }
             } else if e < SLOW {
@@ -450,6 +455,7 @@ impl<'t> Tree<'t> {
         quota: [u64; LANES],
     ) {
         self.share_alike();
+        // The AVX-512 walk counts no passes: an arm with round records walks lane by lane.
         #[cfg(target_arch = "x86_64")]
         if let (Ready::Avx512(cpu), false) = (stream::ready(), self.records.any()) {
             self.play_lanes_avx512(cpu, player, lanes, quota);
@@ -477,6 +483,7 @@ impl<'t> Tree<'t> {
         // Every step draws a word on every lane, finished or not: a finished lane is put back
         // where its last trial left it.
         let mut finished = start;
+        let rounds = self.records.any();
         while active > 0 {
             let words = lanes.next_all();
             for j in 0..LANES {
@@ -486,7 +493,7 @@ impl<'t> Tree<'t> {
                 drawn[j] += 1;
                 let e = self.child(at[j], words[j]);
                 if e < LEAF {
-                    if self.records.any() {
+                    if rounds {
                         self.records.pass(e, j);
                     }
                     at[j] = e;
@@ -767,6 +774,7 @@ impl<'t> Tree<'t> {
             || self.grown * SHARE_AFTER < self.branches.len()
             || self.branches.len() > MAX_GUIDED
             || !self.states.is_empty()
+            // Sharing would join branches that carry different round marks.
             || self.records.any()
         {
             return;
