@@ -515,26 +515,22 @@ fn play_chunks<'t, T: Trial>(
     monitor: &Monitor,
     workers: &Workers<'t, T>,
 ) -> (Gathered, Vec<u64>, Vec<Begun>) {
-    let metrics = trial.metrics().len();
-    let pairs = trial.pairs().len();
+    let (metrics, pairs) = (trial.metrics().len(), trial.pairs().len());
     let signals = worker::Signals {
         stop: &monitor.stop,
         pause: &monitor.pause,
     };
-    chunks
+    let split = pieces(trial.arms() > 1, chunks.end - chunks.start, spec.threads);
+    let work: Vec<(u64, Range<usize>)> = (chunks.clone())
+        .flat_map(|chunk| split.iter().map(move |lanes| (chunk, lanes.clone())))
+        .collect();
+    let played = work
         .into_par_iter()
         .fold(
-            || {
-                (
-                    workers.take(trial),
-                    Gathered::empty(metrics, pairs),
-                    Vec::new(),
-                    Vec::new(),
-                )
-            },
-            |(mut worker, mut acc, mut played, mut paused), chunk| {
+            || (workers.take(trial), Batch::new(metrics, pairs)),
+            |(mut worker, mut batch), (chunk, lanes)| {
                 if monitor.stop.load(Ordering::Relaxed) || monitor.pause.load(Ordering::Relaxed) {
-                    return (worker, acc, played, paused);
+                    return (worker, batch);
                 }
                 let from = begun
                     .binary_search_by_key(&chunk, |b| b.chunk)
@@ -542,47 +538,131 @@ fn play_chunks<'t, T: Trial>(
                     .map(|i| &begun[i].lanes);
                 // A chunk is gathered apart, so that one cut short can be dropped whole.
                 let mut one = Gathered::empty(metrics, pairs);
-                let before = from.map_or(0, |lanes| lanes.iter().map(|l| l.trials).sum());
-                match worker.play_chunk(trial, spec, chunk, from, &mut one, signals) {
-                    worker::ChunkEnd::Stopped => worker = Worker::new(trial),
-                    end => {
-                        acc.merge(&one);
-                        let trials = match end {
-                            worker::ChunkEnd::Paused(lanes) => {
-                                let b = Begun {
-                                    chunk,
-                                    lanes: *lanes,
-                                };
-                                let trials = b.trials() - before;
-                                paused.push(b);
-                                trials
-                            }
-                            _ => {
-                                played.push(chunk);
-                                chunk_len(spec.trials, chunk) - before
-                            }
-                        };
-                        monitor.trials_done.fetch_add(trials, Ordering::Relaxed);
-                        let full = worker.take_played();
-                        monitor.played_in_full.fetch_add(full, Ordering::Relaxed);
-                    }
+                let end =
+                    worker.play_chunk(trial, spec, chunk, lanes.clone(), from, &mut one, signals);
+                if let worker::ChunkEnd::Stopped = end {
+                    worker = Worker::new(trial);
+                } else {
+                    monitor.trials_done.fetch_add(one.trials, Ordering::Relaxed);
+                    let full = worker.take_played();
+                    monitor.played_in_full.fetch_add(full, Ordering::Relaxed);
                 }
-                (worker, acc, played, paused)
+                batch.add(chunk, lanes, end, one);
+                (worker, batch)
             },
         )
-        .map(|(worker, acc, played, paused)| {
+        .map(|(worker, batch)| {
             workers.keep(worker);
-            (acc, played, paused)
+            batch
         })
-        .reduce(
-            || (Gathered::empty(metrics, pairs), Vec::new(), Vec::new()),
-            |(mut a, mut played_a, mut paused_a), (b, played_b, paused_b)| {
-                a.merge(&b);
-                played_a.extend(played_b);
-                paused_a.extend(paused_b);
-                (a, played_a, paused_a)
-            },
-        )
+        .reduce(|| Batch::new(metrics, pairs), Batch::merge);
+    played.assemble()
+}
+
+/// The pieces of lanes each of `chunks` chunks is played in. A trial of several arms plays its
+/// lanes one after another (`lanes_apart`; one arm's walk side by side), so when there are
+/// fewer chunks than threads (a run of a few chunks, a roster of matchups at 20,000 trials,
+/// a search's few hundred trials), its chunks are cut into groups of lanes that the threads
+/// share. Each lane's trials draw from that lane alone, and histograms add up whatever the
+/// order, so the pieces gather what the chunk gathers.
+fn pieces(lanes_apart: bool, chunks: u64, threads: usize) -> Vec<Range<usize>> {
+    let n = match lanes_apart {
+        false => 1,
+        true => (threads as u64)
+            .div_ceil(chunks.max(1))
+            .min(stream::LANES as u64) as usize,
+    };
+    (0..n)
+        .map(|k| k * stream::LANES / n..(k + 1) * stream::LANES / n)
+        .collect()
+}
+
+/// What a batch of chunks gathered: whole chunks and paused ones merged as they come, pieces
+/// of chunks kept apart until the chunk's other pieces are in.
+struct Batch {
+    gathered: Gathered,
+    played: Vec<u64>,
+    paused: Vec<Begun>,
+    pieces: Vec<Piece>,
+}
+
+/// A piece of a chunk played: its chunk, lanes, how it ended and what it gathered.
+type Piece = (u64, Range<usize>, worker::ChunkEnd, Gathered);
+
+impl Batch {
+    fn new(metrics: usize, pairs: usize) -> Batch {
+        Batch {
+            gathered: Gathered::empty(metrics, pairs),
+            played: Vec::new(),
+            paused: Vec::new(),
+            pieces: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, chunk: u64, lanes: Range<usize>, end: worker::ChunkEnd, one: Gathered) {
+        if lanes != (0..stream::LANES) {
+            self.pieces.push((chunk, lanes, end, one));
+            return;
+        }
+        match end {
+            worker::ChunkEnd::Whole => self.played.push(chunk),
+            worker::ChunkEnd::Paused(lanes) => self.paused.push(Begun {
+                chunk,
+                lanes: *lanes,
+            }),
+            _ => return,
+        }
+        self.gathered.merge(&one);
+    }
+
+    fn merge(mut self, other: Batch) -> Batch {
+        self.gathered.merge(&other.gathered);
+        self.played.extend(other.played);
+        self.paused.extend(other.paused);
+        self.pieces.extend(other.pieces);
+        self
+    }
+
+    /// Puts each chunk's pieces together: dropped if any was stopped, whole if all of them
+    /// were played whole, else begun, each lane where its piece left it (a piece not played,
+    /// for a pause came first, leaves its lanes as they were given, as every piece reports
+    /// them).
+    fn assemble(mut self) -> (Gathered, Vec<u64>, Vec<Begun>) {
+        self.pieces.sort_by_key(|p| (p.0, p.1.start));
+        for same in self.pieces.chunk_by(|a, b| a.0 == b.0) {
+            let mut lanes = None;
+            let mut whole = same.iter().map(|p| p.1.len()).sum::<usize>() == stream::LANES;
+            for (_, piece, end, _) in same {
+                let at = match end {
+                    worker::ChunkEnd::PieceWhole(at) => at,
+                    worker::ChunkEnd::Paused(at) => {
+                        whole = false;
+                        at
+                    }
+                    _ => {
+                        lanes = None;
+                        break;
+                    }
+                };
+                let lanes = lanes.get_or_insert(**at);
+                lanes[piece.clone()].copy_from_slice(&at[piece.clone()]);
+            }
+            // A piece stopped: the chunk goes.
+            let Some(lanes) = lanes else { continue };
+            for (_, _, _, one) in same {
+                self.gathered.merge(one);
+            }
+            let chunk = same[0].0;
+            match whole {
+                true => {
+                    self.gathered.chunks += 1;
+                    self.played.push(chunk);
+                }
+                false => self.paused.push(Begun { chunk, lanes }),
+            }
+        }
+        (self.gathered, self.played, self.paused)
+    }
 }
 
 pub(crate) fn chunk_len(trials: u64, chunk: u64) -> u64 {
@@ -893,6 +973,100 @@ mod tests {
                     resumed.gathered, whole.gathered,
                     "{arms} arm(s), memo {memoise}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_cover_a_chunks_lanes_once() {
+        for (apart, chunks, threads, n) in [
+            (false, 1, 8, 1),
+            (true, 1, 1, 1),
+            (true, 1, 2, 2),
+            (true, 2, 3, 2),
+            (true, 1, 3, 3),
+            (true, 1, 40, stream::LANES),
+            (true, 9, 2, 1),
+        ] {
+            let p = pieces(apart, chunks, threads);
+            assert_eq!(p.len(), n, "{apart} {chunks} {threads}");
+            let lanes: Vec<usize> = p.iter().flat_map(Range::clone).collect();
+            assert_eq!(lanes, (0..stream::LANES).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_run_of_few_chunks_cut_into_pieces_gathers_what_one_thread_does() {
+        for trials in [1_000, CHUNK_SIZE + 77] {
+            let one = run(&Dice, &spec(trials, 1), &Monitor::default()).unwrap();
+            let quiet = AtomicBool::new(false);
+            let full = pauser(&quiet, Vec::new(), 2, false);
+            let full_one = run(&full, &spec(trials, 1), &Monitor::default()).unwrap();
+            for threads in [2, 3, 5, 40] {
+                let cut = run(&Dice, &spec(trials, threads), &Monitor::default()).unwrap();
+                assert_eq!(
+                    cut.gathered, one.gathered,
+                    "{trials} trials, {threads} threads"
+                );
+                assert_eq!(cut.done, one.done);
+                let cut = run(&full, &spec(trials, threads), &Monitor::default()).unwrap();
+                assert_eq!(
+                    cut.gathered, full_one.gathered,
+                    "{trials} trials, {threads}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_chunk_paused_in_pieces_resumes_to_what_it_gathers_whole() {
+        let trials = CHUNK_SIZE / 2 + 5;
+        for memoise in [false, true] {
+            let quiet = Monitor::default();
+            let whole = run(
+                &pauser(&quiet.pause, Vec::new(), 2, memoise),
+                &spec(trials, 1),
+                &quiet,
+            )
+            .unwrap();
+            let monitor = Monitor::default();
+            let trial = pauser(&monitor.pause, vec![3, 9_001, 30_000], 2, memoise);
+            let mut saved = Vec::new();
+            // Four threads: the chunk is played in four pieces of four lanes.
+            let all = resume(
+                &trial,
+                &spec(trials, 4),
+                &monitor,
+                Progress::start(&trial),
+                &mut |p| {
+                    if !p.begun.is_empty() {
+                        saved.push(p.clone());
+                    }
+                },
+            )
+            .unwrap();
+            assert_eq!(all.gathered, whole.gathered, "memo {memoise}");
+            assert!(!saved.is_empty(), "memo {memoise}: no pause");
+            for p in saved {
+                let begun = p.begun[0].trials();
+                assert!(begun > 0 && begun < trials);
+                assert_eq!(p.gathered.metrics[0].total(), begun);
+                for threads in [1, 3] {
+                    let fresh = pauser(&quiet.pause, Vec::new(), 2, memoise);
+                    let resumed = resume(
+                        &fresh,
+                        &spec(trials, threads),
+                        &quiet,
+                        p.clone(),
+                        &mut |_| {},
+                    )
+                    .unwrap();
+                    assert!(resumed.complete && resumed.begun.is_empty());
+                    assert_eq!(
+                        resumed.gathered, whole.gathered,
+                        "memo {memoise}, {threads}"
+                    );
+                }
             }
         }
     }

@@ -62,6 +62,11 @@ impl<'t, T: Trial> Ranges<'t, T> {
     /// before they were all played (a part of a range is never kept).
     pub fn play(&self, trials: Range<u64>, monitor: &Monitor) -> Option<Gathered> {
         let parts = parts(trials);
+        // Parts are played as trials of several arms are, lane after lane: they can be cut.
+        let split = super::pieces(true, parts.len() as u64, self.pool.threads);
+        let parts: Vec<_> = (parts.into_iter())
+            .flat_map(|(chunk, part)| split.iter().map(move |l| (chunk, part.clone(), l.clone())))
+            .collect();
         let (metrics, pairs) = (self.trial.metrics().len(), self.trial.pairs().len());
         let (gathered, whole) = self.pool.pool.install(|| {
             parts
@@ -71,18 +76,20 @@ impl<'t, T: Trial> Ranges<'t, T> {
                         let worker = self.workers.take(self.trial);
                         (worker, Gathered::empty(metrics, pairs), true)
                     },
-                    |(mut worker, mut acc, whole), (chunk, part)| {
-                        let n = part.end - part.start;
+                    |(mut worker, mut acc, whole), (chunk, part, lanes)| {
+                        let before = acc.trials;
                         let played = whole
                             && worker.play_part(
                                 self.trial,
                                 self.seed,
                                 chunk,
                                 part,
+                                lanes,
                                 &mut acc,
                                 &monitor.stop,
                             );
                         if played {
+                            let n = acc.trials - before;
                             monitor.trials_done.fetch_add(n, Ordering::Relaxed);
                             let full = worker.take_played();
                             monitor.played_in_full.fetch_add(full, Ordering::Relaxed);

@@ -9,6 +9,7 @@ use super::{chunk_len, Draw, Gathered, LaneAt, RunSpec, Trial};
 use crate::dice::{SuccessCount, AMBIGUOUS};
 use crate::stats::Histogram;
 use rand::Rng;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Trials played before their paired differences are added to the histograms, column by
@@ -54,17 +55,21 @@ impl<'t, T: Trial> Worker<'t, T> {
         }
     }
 
-    /// Plays chunk `chunk` into `acc`, from where `from` says each lane stands (a chunk begun
-    /// earlier) or from its start. Ends [`ChunkEnd::Stopped`] when `stop` was raised before
-    /// the chunk ended: `acc` then holds part of a chunk and this worker is spent, both to be
-    /// dropped. Ends [`ChunkEnd::Paused`] when `pause` was raised, once it has played a
-    /// trial: `acc` then holds the trials played, between two trials of each lane, and the
-    /// chunk can go on from where it says.
+    /// Plays lanes `piece` of chunk `chunk` (all of them, or for a trial of several arms,
+    /// whose lanes are played one after another, some of them: see [`pieces`](super::pieces))
+    /// into `acc`, from where `from` says each lane stands (a chunk begun earlier) or from its
+    /// start. Ends [`ChunkEnd::Stopped`] when `stop` was raised before the piece ended: `acc`
+    /// then holds part of a chunk and this worker is spent, both to be dropped. Ends
+    /// [`ChunkEnd::Paused`] when `pause` was raised, once it has played a trial: `acc` then
+    /// holds the trials played, between two trials of each lane, and the chunk can go on from
+    /// where it says. `acc.chunks` counts the chunk only when the piece is the whole chunk.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn play_chunk(
         &mut self,
         trial: &'t T,
         spec: &RunSpec,
         chunk: u64,
+        piece: Range<usize>,
         from: Option<&[LaneAt; LANES]>,
         acc: &mut Gathered,
         signals: Signals<'_>,
@@ -78,9 +83,18 @@ impl<'t, T: Trial> Worker<'t, T> {
         let before: u64 = done.iter().sum();
         let n = chunk_len(spec.trials, chunk);
         let halt = if trial.arms() == 1 {
+            debug_assert_eq!(piece, 0..LANES, "one arm's lanes walk side by side");
             self.play_one_arm(trial, &mut lanes, n, &mut done, acc, signals)
         } else {
-            self.play_arms(trial, &mut lanes, 0..n, &mut done, acc, signals)
+            self.play_arms(
+                trial,
+                &mut lanes,
+                0..n,
+                piece.clone(),
+                &mut done,
+                acc,
+                signals,
+            )
         };
         // A trial that saw Ctrl-C stopped midway ([`super::interrupted`]): its chunk goes.
         if halt == Some(Halt::Stopped) || super::interrupted() {
@@ -88,16 +102,24 @@ impl<'t, T: Trial> Worker<'t, T> {
         }
         self.gathering.flush(trial.pairs(), acc);
         self.arms.drain_into(&mut self.trees, acc);
-        if halt == Some(Halt::Paused) {
-            acc.trials += done.iter().sum::<u64>() - before;
-            return ChunkEnd::Paused(Box::new(std::array::from_fn(|lane| LaneAt {
-                trials: done[lane],
-                state: lanes.state(lane).0,
-            })));
+        if halt.is_none() {
+            for lane in piece.clone() {
+                done[lane] = trials_on_lane(0, n, lane);
+            }
         }
-        acc.trials += n - before;
-        acc.chunks += 1;
-        ChunkEnd::Whole
+        acc.trials += done.iter().sum::<u64>() - before;
+        let at = Box::new(std::array::from_fn(|lane| LaneAt {
+            trials: done[lane],
+            state: lanes.state(lane).0,
+        }));
+        match halt {
+            Some(_) => ChunkEnd::Paused(at),
+            None if piece == (0..LANES) => {
+                acc.chunks += 1;
+                ChunkEnd::Whole
+            }
+            None => ChunkEnd::PieceWhole(at),
+        }
     }
 
     /// Plays trials `trials` of chunk `chunk` (numbered within the chunk) into `acc` as a
@@ -106,12 +128,14 @@ impl<'t, T: Trial> Worker<'t, T> {
     /// depend on which other trials, or which other trials of the range, are played (see
     /// [`super::range`]). Returns false when stopped: `acc` then holds part of the range, to be
     /// dropped as a stopped chunk is.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn play_part(
         &mut self,
         trial: &'t T,
         seed: u64,
         chunk: u64,
-        trials: std::ops::Range<u64>,
+        trials: Range<u64>,
+        piece: Range<usize>,
         acc: &mut Gathered,
         stop: &AtomicBool,
     ) -> bool {
@@ -124,7 +148,9 @@ impl<'t, T: Trial> Worker<'t, T> {
             }
             lanes.restore(lane, rng);
         }
-        let n = trials.end - trials.start;
+        let n: u64 = (piece.clone())
+            .map(|lane| trials_on_lane(trials.start, trials.end, lane))
+            .sum();
         let mut done = [0; LANES];
         let never = AtomicBool::new(false);
         let signals = Signals {
@@ -132,7 +158,7 @@ impl<'t, T: Trial> Worker<'t, T> {
             pause: &never,
         };
         if self
-            .play_arms(trial, &mut lanes, trials, &mut done, acc, signals)
+            .play_arms(trial, &mut lanes, trials, piece, &mut done, acc, signals)
             .is_some()
             // As in `play_chunk`: a trial cut short by Ctrl-C drops the part.
             || super::interrupted()
@@ -149,19 +175,26 @@ impl<'t, T: Trial> Worker<'t, T> {
     /// stream seeded from it ([`stream::trial_stream`]): common random numbers. A trial whose
     /// arms all end at leaves is counted by its leaves, per arm and per pair of arms compared,
     /// and expanded at the end of the chunk; one with an arm played in full goes to the
-    /// gathering as a row. Lane after lane, from the trials `done` on each.
+    /// gathering as a row. Lane after lane of `piece`, from the trials `done` on each.
+    #[allow(clippy::too_many_arguments)]
     fn play_arms(
         &mut self,
         trial: &'t T,
         lanes: &mut Lanes,
-        trials: std::ops::Range<u64>,
+        trials: Range<u64>,
+        piece: Range<usize>,
         done: &mut [u64; LANES],
         acc: &mut Gathered,
         signals: Signals<'_>,
     ) -> Option<Halt> {
         let m = self.player.out.len();
         let mut moved = false;
-        for (lane, done) in done.iter_mut().enumerate() {
+        for (lane, done) in done
+            .iter_mut()
+            .enumerate()
+            .take(piece.end)
+            .skip(piece.start)
+        {
             let mut rng = lanes.state(lane);
             let total = trials_on_lane(trials.start, trials.end, lane);
             while *done < total {
@@ -328,7 +361,7 @@ impl<'t, T: Trial> Worker<'t, T> {
         &mut self,
         trial: &'t T,
         lanes: &mut Lanes,
-        trials: std::ops::Range<u64>,
+        trials: Range<u64>,
         done: &mut [u64; LANES],
         acc: &mut Gathered,
         signals: Signals<'_>,
@@ -376,6 +409,9 @@ impl<'t, T: Trial> Worker<'t, T> {
 #[derive(Debug)]
 pub(crate) enum ChunkEnd {
     Whole,
+    /// A piece of the chunk played all its lanes' trials: where each lane stands (the
+    /// others as they were given).
+    PieceWhole(Box<[LaneAt; LANES]>),
     /// Paused: where each lane stands.
     Paused(Box<[LaneAt; LANES]>),
     Stopped,
