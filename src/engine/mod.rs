@@ -389,6 +389,7 @@ pub fn resume<T: Trial>(
         })?;
     let chunks = spec.shard.chunks(chunk_count(spec.trials));
     let workers = Workers::new(spec.threads);
+    let split = pieces(trial.arms() > 1, chunks.end - chunks.start, spec.threads);
     monitor
         .trials_done
         .fetch_add(progress.gathered.trials, Ordering::Relaxed);
@@ -408,6 +409,7 @@ pub fn resume<T: Trial>(
                     trial,
                     spec,
                     batch.clone(),
+                    &split,
                     &progress.begun,
                     monitor,
                     &workers,
@@ -504,13 +506,14 @@ impl<'t, T: Trial> Workers<'t, T> {
     }
 }
 
-/// Plays `chunks` in parallel until `monitor.stop` (or until `monitor.pause`), each begun
-/// one from where `begun` says; returns what they gathered (whole chunks and chunks paused),
+/// Plays `chunks` in parallel, each in the pieces of lanes `split`, until `monitor.stop` (or
+/// until `monitor.pause`), each begun one from where `begun` says; returns what they gathered (whole chunks and chunks paused),
 /// which chunks ended whole and where the paused ones stand.
 fn play_chunks<'t, T: Trial>(
     trial: &'t T,
     spec: &RunSpec,
     chunks: Range<u64>,
+    split: &[Range<usize>],
     begun: &[Begun],
     monitor: &Monitor,
     workers: &Workers<'t, T>,
@@ -520,7 +523,6 @@ fn play_chunks<'t, T: Trial>(
         stop: &monitor.stop,
         pause: &monitor.pause,
     };
-    let split = pieces(trial.arms() > 1, chunks.end - chunks.start, spec.threads);
     let work: Vec<(u64, Range<usize>)> = (chunks.clone())
         .flat_map(|chunk| split.iter().map(move |lanes| (chunk, lanes.clone())))
         .collect();
@@ -559,9 +561,9 @@ fn play_chunks<'t, T: Trial>(
     played.assemble()
 }
 
-/// The pieces of lanes each of `chunks` chunks is played in. A trial of several arms plays its
-/// lanes one after another (`lanes_apart`; one arm's walk side by side), so when there are
-/// fewer chunks than threads (a run of a few chunks, a roster of matchups at 20,000 trials,
+/// The pieces of lanes each chunk of a run (or range) of `chunks` chunks is played in. A trial
+/// of several arms plays its lanes one after another (`lanes_apart`; one arm's walk side by
+/// side), so when there are fewer chunks than threads (a roster of matchups at 20,000 trials,
 /// a search's few hundred trials), its chunks are cut into groups of lanes that the threads
 /// share. Each lane's trials draw from that lane alone, and histograms add up whatever the
 /// order, so the pieces gather what the chunk gathers.
