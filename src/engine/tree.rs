@@ -455,9 +455,8 @@ impl<'t> Tree<'t> {
         quota: [u64; LANES],
     ) {
         self.share_alike();
-        // The AVX-512 walk counts no passes: an arm with round records walks lane by lane.
         #[cfg(target_arch = "x86_64")]
-        if let (Ready::Avx512(cpu), false) = (stream::ready(), self.records.any()) {
+        if let Ready::Avx512(cpu) = stream::ready() {
             self.play_lanes_avx512(cpu, player, lanes, quota);
             return;
         }
@@ -1534,7 +1533,7 @@ mod tests {
 
     /// A way of walking lanes side by side.
     #[derive(Clone, Copy, Debug)]
-    enum Walk {
+    pub(super) enum Walk {
         Scalar,
         #[cfg(target_arch = "x86_64")]
         Avx512(crate::engine::cpu::Avx512),
@@ -1542,7 +1541,7 @@ mod tests {
 
     /// The ways of walking lanes side by side this CPU has; says on the terminal (past the
     /// test harness's capture) which it cannot run, and why.
-    fn walks() -> Vec<Walk> {
+    pub(super) fn walks() -> Vec<Walk> {
         #[allow(unused_mut)]
         let mut walks = vec![Walk::Scalar];
         #[cfg(target_arch = "x86_64")]
@@ -1562,7 +1561,7 @@ mod tests {
         walks
     }
 
-    fn play_lanes_by<'t, T: Trial>(
+    pub(super) fn play_lanes_by<'t, T: Trial>(
         walk: Walk,
         tree: &mut Tree<'t>,
         player: &mut Player<'t, T>,

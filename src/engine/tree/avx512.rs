@@ -154,6 +154,7 @@ impl<'t> Tree<'t> {
         let split_base = _mm256_set1_epi32(GUIDE_SPLIT as i32);
         let leaf_bit = _mm256_set1_epi32(GUIDE_LEAF as i32);
         let one = _mm256_set1_epi32(1);
+        let rounds = self.records.any();
         // One step of one group. A macro, not a function: the groups are written out one
         // after the other so they stay in registers and their gathers overlap (a loop over
         // the groups, or a function the compiler did not inline, kept them in memory, and
@@ -176,6 +177,9 @@ impl<'t> Tree<'t> {
                     entry = self.resolve(slow, words, $group.at, entry);
                     slow = _mm256_mask_cmpeq_epi32_mask(active, entry, entry_bits);
                 }
+                // Lanes whose trial `leave_vectors` finished: they stand at the root, not
+                // having entered it.
+                let mut gone = 0;
                 if slow != 0 {
                     let leaving = Leaving {
                         g: $g,
@@ -183,12 +187,15 @@ impl<'t> Tree<'t> {
                         words,
                         entry,
                     };
-                    ($group, entry) = self.leave_vectors(player, $group, leaving);
+                    ($group, entry, gone) = self.leave_vectors(player, $group, leaving);
                 }
                 // Back to the root at a leaf, and on idle lanes at `GUIDE_SLOW` (which has the
                 // leaf bit): the next gather stays inside the guides. Which lanes are active
                 // stays off this path from one gather to the next, which it would lengthen.
                 let stop = _mm256_test_epi32_mask(entry, leaf_bit);
+                if rounds {
+                    self.pass_lanes(active & !stop & !gone, entry, $g);
+                }
                 $group.at = _mm256_mask_blend_epi32(
                     stop,
                     _mm256_slli_epi32::<{ GUIDE_BITS as i32 }>(entry),
@@ -279,6 +286,7 @@ impl<'t> Tree<'t> {
         let kind_bits = _mm256_set1_epi32(GUIDE_SPLIT as i32);
         let slow_entry = _mm256_set1_epi32(GUIDE_SLOW as i32);
         let junk = _mm256_set1_epi32(GUIDE_JUNK as i32);
+        let records = self.records.any();
         let state = *lanes.words_mut();
         let load = |g: usize| state.map(|word| load_words(part(&word, g)));
         let (mut first, mut second) = (load(0), load(1));
@@ -327,6 +335,10 @@ impl<'t> Tree<'t> {
                         off: $off,
                     };
                     ($s, entry, $off) = self.round_off(player, $s, went);
+                }
+                // Every lane not overridden entered a branch, but at the last step.
+                if records && !$last {
+                    self.pass_lanes(ALL & !$off, entry, $g);
                 }
                 if $last {
                     put(&mut leaves, buffered, _mm256_andnot_si256(leaf_bit, entry));
@@ -412,6 +424,8 @@ impl<'t> Tree<'t> {
                 for _ in 0..went.step {
                     rng.back();
                 }
+                // The round's earlier steps were counted: the walk counts them again.
+                self.unpass_lane(rng, went.step - 1);
                 let walked = self.walk(player, &mut rng);
                 player.count(walked, lane);
             }
@@ -557,8 +571,9 @@ impl<'t> Tree<'t> {
         player: &mut Player<'t, T>,
         mut group: Group,
         leaving: Leaving,
-    ) -> (Group, __m256i) {
+    ) -> (Group, __m256i, __mmask8) {
         let mut s = group.s.map(|v| words_of(v));
+        let mut gone: __mmask8 = 0;
         let words = words_of(leaving.words);
         let mut entries = u32s_of(leaving.entry);
         let at = u32s_of(group.at);
@@ -579,9 +594,12 @@ impl<'t> Tree<'t> {
                 // Replay from where the trial began: as many words back as it has drawn.
                 // Past a branch without a guide the trial is walked on its own.
                 let mut rng = LaneState(std::array::from_fn(|i| s[i][l]));
-                for _ in 0..=self.branches[branch as usize].depth {
+                let depth = self.branches[branch as usize].depth;
+                for _ in 0..=depth {
                     rng.back();
                 }
+                // The steps to `branch` were counted: the walk counts them again.
+                self.unpass_lane(rng, depth);
                 let walked = if e < LEAF {
                     self.walk(player, &mut rng)
                 } else {
@@ -594,10 +612,49 @@ impl<'t> Tree<'t> {
             }
             done[l] += 1;
             entries[l] = self.root;
+            gone |= 1 << l;
         }
         group.s = s.map(|words| load_words(&words));
         group.done = load_u32s(&done);
-        (group, load_u32s(&entries))
+        (group, load_u32s(&entries), gone)
+    }
+
+    /// Takes back the passes a lane counted in the vectors for the trial starting at
+    /// `start`, which entered a branch with each of its first `steps` words: it is to be
+    /// walked again from its start.
+    fn unpass_lane(&mut self, start: LaneState, steps: u32) {
+        let mut words = start;
+        self.unpass((0..steps).map(|_| words.next_u64()));
+    }
+
+    /// Counts the lanes of `lanes` (of group `g`) entering the branches `entry` names, those
+    /// with marks: their bits gathered from the first-level cache, then the few marked
+    /// lanes one by one (so two lanes at one branch cannot lose a count).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx2")]
+    fn pass_lanes(&mut self, lanes: __mmask8, entry: __m256i, g: usize) {
+        let bits = self.records.bits();
+        let words = u32::try_from(2 * bits.len()).unwrap_or(u32::MAX);
+        let last = _mm256_set1_epi32(words.saturating_sub(1) as i32);
+        let word = _mm256_min_epu32(_mm256_srli_epi32::<5>(entry), last);
+        // SAFETY: `bits` holds `words` 32-bit words (at least two: it always has its word of
+        // zeros), and every lane's index is at most the last of them.
+        let gathered = unsafe {
+            _mm256_mmask_i32gather_epi32::<4>(
+                _mm256_setzero_si256(),
+                lanes,
+                word,
+                bits.as_ptr().cast(),
+            )
+        };
+        let shifted = _mm256_srlv_epi32(gathered, _mm256_and_si256(entry, _mm256_set1_epi32(31)));
+        let marked = _mm256_mask_test_epi32_mask(lanes, shifted, _mm256_set1_epi32(1));
+        if marked != 0 {
+            let entries = u32s_of(entry);
+            for l in (0..WIDTH).filter(|l| marked & (1 << l) != 0) {
+                self.records.pass_marked(entries[l], g * WIDTH + l);
+            }
+        }
     }
 }
 
