@@ -697,8 +697,7 @@ impl<'t> Tree<'t> {
                     None => {
                         let node = self.node_at(i, ended)?;
                         if node < LEAF && self.records.any() {
-                            let marks = self.records.marks_at(i).map(Box::<[i64]>::from);
-                            self.records.mark(node, marks.as_deref());
+                            self.records.mark_as_path(node, i);
                         }
                         node
                     }

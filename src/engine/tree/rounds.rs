@@ -172,8 +172,15 @@ impl Records {
             .map_or(marks.is_none(), |m| m.as_deref() == marks)
     }
 
+    /// Gives new branch `e` the marks of the path being inserted at depth `depth`, which
+    /// are not asked for again.
+    pub(super) fn mark_as_path(&mut self, e: Entry, depth: usize) {
+        let marks = self.pending.get_mut(depth).and_then(Option::take);
+        self.mark(e, marks);
+    }
+
     /// Gives new branch `e` its marks.
-    pub(super) fn mark(&mut self, e: Entry, marks: Option<&[i64]>) {
+    fn mark(&mut self, e: Entry, marks: Option<Box<[i64]>>) {
         let at = e as usize;
         if self.marks.len() <= at {
             self.marks.resize(at + 1, None);
@@ -185,7 +192,7 @@ impl Records {
             self.bits[at / 64] |= 1 << (at % 64);
             self.marked.push(e);
         }
-        self.marks[at] = marks.map(Box::from);
+        self.marks[at] = marks;
     }
 
     /// Keeps a new leaf's tail.
@@ -416,7 +423,7 @@ mod tests {
         let trial = Totals::new(2, SuccessCount::new(1, Fraction::new(1, 2)), 0, 9, false);
         let mut records = super::Records::new(&trial, 0);
         for e in 0..200 {
-            records.mark(e, (e % 3 == 0).then_some(&[0, 1][..]));
+            records.mark(e, (e % 3 == 0).then(|| Box::from([0, 1])));
         }
         for e in 0..300 {
             assert_eq!(records.marked(e), e < 200 && e % 3 == 0, "branch {e}");
