@@ -189,6 +189,7 @@ pub enum Mode<'a, 't> {
 }
 
 /// One arm's tree.
+#[derive(Clone)]
 pub struct Tree<'t> {
     arm: usize,
     /// The metric slots this arm writes, in row order.
@@ -1089,7 +1090,7 @@ impl Next {
 /// and are hashed on every path recorded, where the default hasher was timed a tenth of
 /// configs/exchange-rally.toml's run. Keys come from the rules, not from users, so hash
 /// flooding is no concern.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct WordHasher(u64);
 
 impl Hasher for WordHasher {

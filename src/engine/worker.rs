@@ -54,6 +54,15 @@ impl<'t, T: Trial> Worker<'t, T> {
         }
     }
 
+    /// A new worker whose trees start as `other`'s are: it need not play in full again the
+    /// paths `other` has learned. Trees decide only what a trial costs, never what it gives.
+    pub(crate) fn learned_from(trial: &'t T, other: &Worker<'t, T>) -> Self {
+        Worker {
+            trees: other.trees.clone(),
+            ..Worker::new(trial)
+        }
+    }
+
     /// Plays chunk `chunk` into `acc`, from where `from` says each lane stands (a chunk begun
     /// earlier) or from its start. Ends [`ChunkEnd::Stopped`] when `stop` was raised before
     /// the chunk ended: `acc` then holds part of a chunk and this worker is spent, both to be

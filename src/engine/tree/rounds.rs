@@ -19,7 +19,7 @@ use super::Entry;
 const SPREAD: usize = 4;
 
 /// One arm's records: where they go in the rows and how the graph counts them.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Records {
     /// The metric slots of the records, round 0's first, `len` a round.
     slots: Vec<usize>,
@@ -187,7 +187,10 @@ impl Records {
             self.bits.resize(at / 64 + 2, 0);
             self.visits.resize((at + 2) * SPREAD, 0);
         }
-        debug_assert!(self.marks[at].is_none(), "a branch is marked once, when made");
+        debug_assert!(
+            self.marks[at].is_none(),
+            "a branch is marked once, when made"
+        );
         if marks.is_some() {
             self.bits[at / 64] |= 1 << (at % 64);
             self.marked.push(e);
@@ -412,7 +415,10 @@ mod tests {
                     assert!(branches > MAX_GUIDED, "case {case}: {branches} branches");
                 }
                 if case == 2 {
-                    assert!(rounds, "case {case}: trials mostly of three draws, in rounds");
+                    assert!(
+                        rounds,
+                        "case {case}: trials mostly of three draws, in rounds"
+                    );
                 }
             }
         }
