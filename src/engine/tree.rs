@@ -307,10 +307,9 @@ impl<'t> Tree<'t> {
 
     /// Counts a walk that stepped to `at` with [`advance`](Self::advance), or stayed there
     /// (then, at a leaf or a node no walk knows, nothing is counted).
-    /// `i`: the walk's place in its side.
     #[inline(always)]
-    pub fn pass(&mut self, at: Cursor, i: usize) {
-        self.records.pass(at.0, i);
+    pub fn pass(&mut self, at: Cursor) {
+        self.records.pass(at.0);
     }
 
     /// A place no walk leaves and where nothing is counted: for walks side by side that only
@@ -432,7 +431,7 @@ impl<'t> Tree<'t> {
                 words.push(w);
                 e = self.child(e, w);
                 if rounds {
-                    self.records.pass(e, 0);
+                    self.records.pass(e);
                 }
             } else if e < SLOW {
                 break Walked::Leaf(e & !LEAF);
@@ -494,7 +493,7 @@ impl<'t> Tree<'t> {
                 let e = self.child(at[j], words[j]);
                 if e < LEAF {
                     if rounds {
-                        self.records.pass(e, j);
+                        self.records.pass(e);
                     }
                     at[j] = e;
                     continue;
@@ -643,7 +642,7 @@ impl<'t> Tree<'t> {
                 break;
             }
             e = self.children[self.branches[e as usize].first as usize + k as usize];
-            self.records.pass(e, 0);
+            self.records.pass(e);
         }
     }
 

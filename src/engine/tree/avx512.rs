@@ -194,7 +194,7 @@ impl<'t> Tree<'t> {
                 // stays off this path from one gather to the next, which it would lengthen.
                 let stop = _mm256_test_epi32_mask(entry, leaf_bit);
                 if rounds {
-                    self.pass_lanes(active & !stop & !gone, entry, $g);
+                    self.pass_lanes(active & !stop & !gone, entry);
                 }
                 $group.at = _mm256_mask_blend_epi32(
                     stop,
@@ -338,7 +338,7 @@ impl<'t> Tree<'t> {
                 }
                 // Every lane not overridden entered a branch, but at the last step.
                 if records && !$last {
-                    self.pass_lanes(ALL & !$off, entry, $g);
+                    self.pass_lanes(ALL & !$off, entry);
                 }
                 if $last {
                     put(&mut leaves, buffered, _mm256_andnot_si256(leaf_bit, entry));
@@ -627,12 +627,12 @@ impl<'t> Tree<'t> {
         self.unpass((0..steps).map(|_| words.next_u64()));
     }
 
-    /// Counts the lanes of `lanes` (of group `g`) entering the branches `entry` names, those
-    /// with marks: their bits gathered from the first-level cache, then the few marked
-    /// lanes one by one (so two lanes at one branch cannot lose a count).
+    /// Counts the lanes of `lanes` entering the branches `entry` names, those with marks:
+    /// their bits gathered from the first-level cache, then the marked lanes' branches
+    /// packed into the log.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl,avx2")]
-    fn pass_lanes(&mut self, lanes: __mmask8, entry: __m256i, g: usize) {
+    fn pass_lanes(&mut self, lanes: __mmask8, entry: __m256i) {
         let bits = self.records.bits();
         let words = u32::try_from(2 * bits.len()).unwrap_or(u32::MAX);
         let last = _mm256_set1_epi32(words.saturating_sub(1) as i32);
@@ -650,10 +650,9 @@ impl<'t> Tree<'t> {
         let shifted = _mm256_srlv_epi32(gathered, _mm256_and_si256(entry, _mm256_set1_epi32(31)));
         let marked = _mm256_mask_test_epi32_mask(lanes, shifted, _mm256_set1_epi32(1));
         if marked != 0 {
-            let entries = u32s_of(entry);
-            for l in (0..WIDTH).filter(|l| marked & (1 << l) != 0) {
-                self.records.pass_marked(entries[l], g * WIDTH + l);
-            }
+            let entered = u32s_of(_mm256_maskz_compress_epi32(marked, entry));
+            self.records
+                .pass_marked(&entered[..marked.count_ones() as usize]);
         }
     }
 }

@@ -18,6 +18,10 @@ use super::Entry;
 /// Counters per branch ([`Records::visits`]).
 const SPREAD: usize = 4;
 
+/// Passes logged before they are counted ([`Records::log`]): 4 KB, so the log stays in the
+/// first-level cache.
+const LOG: usize = 1024;
+
 /// One arm's records: where they go in the rows and how the graph counts them.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Records {
@@ -33,12 +37,17 @@ pub(super) struct Records {
     /// first-level cache instead of reaching for a counter beside the branch.
     marked: Vec<Entry>,
     bits: Vec<u64>,
-    /// Per marked branch, the walks that entered it since last drained, at
-    /// `(branch + 1) * SPREAD`; first, the counters every other step goes to. Walks side by
-    /// side count each step without a branch on where they stand (a branch per step
-    /// mispredicts as often as marks are met): a select of the address. `SPREAD` counters
-    /// each, by the walk's place in its side, so that walks at one node do not wait on each
-    /// other's increments.
+    /// The marked branches walks entered, not counted yet: the first `logged`. A walk
+    /// writes every step here and moves on past it only at a marked branch, so a step costs
+    /// a store to the log, which stays in cache, and no branch on where the walk stands
+    /// (which would mispredict as often as marks are met). Counting at once was a
+    /// read-modify-write of a counter beside the branch, out of the first-level cache, that
+    /// held back the walk's own lookups.
+    log: Vec<Entry>,
+    logged: usize,
+    /// Per branch, `SPREAD` counters of the passes counted from the log since last drained
+    /// (by place in the log, so that passes of one branch in a row do not wait on each
+    /// other's increments).
     visits: Vec<u32>,
     /// Per leaf, the first round it holds and every round's values from there (zeros before).
     tails: Vec<i64>,
@@ -64,7 +73,7 @@ impl Records {
             slots,
             len,
             bits: vec![0],
-            visits: vec![0; SPREAD],
+            log: vec![0; LOG],
             ..Records::default()
         }
     }
@@ -79,26 +88,34 @@ impl Records {
         &self.slots
     }
 
-    /// Counts walk `i` of a side entering node `e` (a branch, or anything else: then
-    /// nothing is counted).
+    /// Counts a walk entering node `e` (a branch, or anything else: then nothing is
+    /// counted).
     #[inline(always)]
-    pub(super) fn pass(&mut self, e: Entry, i: usize) {
-        let at = self.counter(e) + i % SPREAD;
-        self.visits[at] = self.visits[at].wrapping_add(1);
+    pub(super) fn pass(&mut self, e: Entry) {
+        let n = self.logged;
+        self.log[n] = e;
+        self.logged = n + usize::from(self.marked(e));
+        if self.logged == LOG {
+            self.count_log();
+        }
     }
 
     /// Takes back a walk's passes of branch `e`: its trial is to be played in full.
     pub(super) fn unpass(&mut self, e: Entry) {
-        let at = self.counter(e);
-        self.visits[at] = self.visits[at].wrapping_sub(1);
+        if self.marked(e) {
+            let at = e as usize * SPREAD;
+            self.visits[at] = self.visits[at].wrapping_sub(1);
+        }
     }
 
-    /// The first counter of node `e`: its own if it is a marked branch, else the first of
-    /// those no read-out reads.
-    #[inline(always)]
-    fn counter(&self, e: Entry) -> usize {
-        let own = (e as usize + 1) * SPREAD;
-        std::hint::select_unpredictable(self.marked(e), own, 0)
+    /// Counts the passes logged, and empties the log.
+    #[inline(never)]
+    fn count_log(&mut self) {
+        for (k, &e) in self.log[..self.logged].iter().enumerate() {
+            let at = e as usize * SPREAD + k % SPREAD;
+            self.visits[at] = self.visits[at].wrapping_add(1);
+        }
+        self.logged = 0;
     }
 
     /// Whether node `e` is a branch with marks: walks entering it count.
@@ -116,12 +133,16 @@ impl Records {
         &self.bits
     }
 
-    /// Counts walk `i` of a side entering branch `e`, which has marks.
+    /// Counts walks entering the branches `entered`, each with marks (at most `LOG`).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    pub(super) fn pass_marked(&mut self, e: Entry, i: usize) {
-        debug_assert!(self.marked(e), "a pass counted at a branch with marks");
-        let at = (e as usize + 1) * SPREAD + i % SPREAD;
-        self.visits[at] = self.visits[at].wrapping_add(1);
+    pub(super) fn pass_marked(&mut self, entered: &[Entry]) {
+        debug_assert!(entered.iter().all(|&e| self.marked(e)), "marked branches");
+        // The log is never left full: a pass writes one entry past those logged.
+        if self.logged + entered.len() >= LOG {
+            self.count_log();
+        }
+        self.log[self.logged..][..entered.len()].copy_from_slice(entered);
+        self.logged += entered.len();
     }
 
     /// Works out, from the trial just played (its row `out`, `drawn` draws), the marks of
@@ -185,7 +206,7 @@ impl Records {
         if self.marks.len() <= at {
             self.marks.resize(at + 1, None);
             self.bits.resize(at / 64 + 2, 0);
-            self.visits.resize((at + 2) * SPREAD, 0);
+            self.visits.resize((at + 1) * SPREAD, 0);
         }
         debug_assert!(
             self.marks[at].is_none(),
@@ -231,9 +252,10 @@ impl Records {
 
     /// Adds the passes counted to `acc`, and forgets them.
     pub(super) fn drain(&mut self, acc: &mut Gathered) {
+        self.count_log();
         for k in 0..self.marked.len() {
             let e = self.marked[k];
-            let spread = &mut self.visits[(e as usize + 1) * SPREAD..][..SPREAD];
+            let spread = &mut self.visits[e as usize * SPREAD..][..SPREAD];
             // Counts within a drain fit: a chunk has 2^16 trials.
             let n = spread.iter().fold(0u32, |n, &v| n.wrapping_add(v));
             spread.fill(0);
@@ -241,7 +263,6 @@ impl Records {
                 self.add_marks(e, u64::from(n), acc);
             }
         }
-        self.visits[..SPREAD].fill(0);
     }
 }
 
@@ -422,6 +443,49 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn passes_logged_count_as_passes_counted_one_by_one() {
+        // Branch e (a multiple of 3 below 200) marks round 0 with the value e: the read-out's
+        // histogram of round 0 counts each branch's passes at its own value.
+        let trial = Totals::new(2, SuccessCount::new(1, Fraction::new(1, 2)), 0, 9, false);
+        let mut records = super::Records::new(&trial, 0);
+        for e in 0..200 {
+            records.mark(e, (e % 3 == 0).then(|| Box::from([0, i64::from(e)])));
+        }
+        let mut expected = vec![0u64; 200];
+        let mut x = 7u64;
+        // More passes than the log holds, leaves and markers among them, and some taken back.
+        for k in 0..12 * super::LOG as u64 {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let e = match x >> 61 {
+                0 => LEAF | (x >> 40) as u32 % 50,
+                1 => u32::MAX,
+                _ => (x >> 33) as u32 % 200,
+            };
+            // Taken back only once passed, as walks do.
+            if k % 7 == 0 && e < 200 && (e % 3 != 0 || expected[e as usize] > 0) {
+                records.unpass(e);
+                expected[e as usize] -= u64::from(e % 3 == 0);
+            } else if k % 5 == 0 && e < 200 && e % 3 == 0 {
+                records.pass_marked(&[e, e]);
+                expected[e as usize] += 2;
+            } else {
+                records.pass(e);
+                expected[e as usize % 200] += u64::from(e < 200 && e % 3 == 0);
+            }
+        }
+        let mut acc = Gathered::empty(trial.metrics().len(), 0);
+        records.drain(&mut acc);
+        let mut truth = Gathered::empty(trial.metrics().len(), 0);
+        for (e, &n) in expected.iter().enumerate().filter(|(_, &n)| n > 0) {
+            truth.metrics[2].add_count(e as i64, n);
+        }
+        assert!(expected.iter().sum::<u64>() > 2 * super::LOG as u64);
+        assert_eq!(acc, truth);
     }
 
     #[test]
