@@ -132,6 +132,13 @@ const ROUNDS_MASS: f64 = 0.75;
 /// In a graph: once this share of the paths met end after one number of draws.
 const ROUNDS_SHARE: f64 = 0.95;
 
+/// The chance that a word draws result `k` of `draw`.
+fn chance_of(draw: Draw<'_>, k: u32) -> f64 {
+    draw.words_drawing(k).map_or(0.0, |(low, high)| {
+        ((high - low) as f64 + 1.0) / 2f64.powi(64)
+    })
+}
+
 /// Entry `e` as a guide entry (widened): `GUIDE_SLOW` for markers, branches without a guide
 /// and leaves a guide entry cannot name.
 fn guide_form(e: Entry) -> Entry {
@@ -205,7 +212,9 @@ pub struct Tree<'t> {
     guides: Vec<GuideEntry>,
     /// Leaf rows, `slots.len()` values each.
     rows: Vec<i64>,
-    row_leaf: HashMap<Vec<i64>, u32>,
+    /// Each leaf by its row and tail, hashed as state keys are: looked up for every path
+    /// recorded, where the default hasher took 1.6% of configs/run-duel.toml (perf, 2 threads).
+    row_leaf: HashMap<Vec<i64>, u32, BuildHasherDefault<WordHasher>>,
     /// The words of the trial being walked or replayed.
     words: Vec<u64>,
     record: Vec<(Draw<'t>, u32)>,
@@ -258,7 +267,7 @@ impl<'t> Tree<'t> {
             children: Vec::new(),
             guides: Vec::new(),
             rows: Vec::new(),
-            row_leaf: HashMap::new(),
+            row_leaf: HashMap::default(),
             words: Vec::new(),
             record: Vec::new(),
             flat: Vec::new(),
@@ -424,11 +433,14 @@ impl<'t> Tree<'t> {
         let mut words = std::mem::take(&mut self.words);
         words.clear();
         let mut e = self.root;
+        // The branch the last word was drawn at.
+        let mut at = e;
         let rounds = self.records.any();
         let walked = loop {
             if e < LEAF {
                 let w = rng.next_u64();
                 words.push(w);
+                at = e;
                 e = self.child(e, w);
                 if rounds {
                     self.records.pass(e);
@@ -436,8 +448,7 @@ impl<'t> Tree<'t> {
             } else if e < SLOW {
                 break Walked::Leaf(e & !LEAF);
             } else {
-                self.unpass(words.iter().copied());
-                break self.discover(player, rng, &words);
+                break self.discover(player, rng, &words, at);
             }
         };
         self.words = words;
@@ -505,8 +516,7 @@ impl<'t> Tree<'t> {
                     replay.clear();
                     let mut words = start[j];
                     replay.extend((0..drawn[j]).map(|_| words.next_u64()));
-                    self.unpass(replay.iter().copied());
-                    let walked = self.discover(player, &mut lanes.lane(j), &replay);
+                    let walked = self.discover(player, &mut lanes.lane(j), &replay, at[j]);
                     self.words = replay;
                     walked
                 };
@@ -578,6 +588,10 @@ impl<'t> Tree<'t> {
     }
 
     /// Plays the trial in full, replaying the words already drawn, and remembers its path.
+    /// The walk drew the last word of `replay` at branch `at` (any node if `replay` is
+    /// empty), and counted its passes up to there: they are kept if the trial ends at a
+    /// leaf, taken back if it is played in full. Recording starts from `at`, not the root:
+    /// a walk down the known part of the path was a chain of loads that missed the cache.
     #[cold]
     #[inline(never)]
     fn discover<T: Trial, R: Rng>(
@@ -585,6 +599,7 @@ impl<'t> Tree<'t> {
         player: &mut Player<'t, T>,
         rng: &mut R,
         replay: &[u64],
+        at: Entry,
     ) -> Walked {
         self.played += 1;
         self.record.clear();
@@ -622,22 +637,40 @@ impl<'t> Tree<'t> {
             None => Some(&player.out[..]),
         };
         self.records.prepare(self.record.len(), &player.out);
-        match self.insert(ended) {
+        let depth = replay.len().saturating_sub(1);
+        let start = (depth > 0 && depth <= self.record.len()).then_some((depth, at));
+        debug_assert!(
+            start.is_none_or(|(d, at)| at < LEAF && self.branches[at as usize].depth as usize == d),
+            "the walk drew its last word at a branch of its depth"
+        );
+        let counted = &replay[..depth];
+        let rounds = self.records.any();
+        if start.is_none() && rounds {
+            // Recorded from the root: its passes are all counted again.
+            self.unpass(counted.iter().copied());
+        }
+        match self.insert(ended, start) {
             Some(e) if e & LEAF != 0 && e < SLOW => {
                 // Counted at its leaf as walks are: its passes too.
-                if self.records.any() {
-                    self.pass_recorded();
+                if rounds {
+                    self.pass_recorded(start);
                 }
                 Walked::Leaf(e & !LEAF)
             }
-            _ => Walked::Played,
+            _ => {
+                if start.is_some() && rounds {
+                    self.unpass(counted.iter().copied());
+                }
+                Walked::Played
+            }
         }
     }
 
-    /// Counts the passes of the path just recorded, as a walk on its words would.
-    fn pass_recorded(&mut self) {
-        let mut e = self.root;
-        for &(_, k) in &self.record {
+    /// Counts the passes of the path just recorded from `start` (its depth and branch; the
+    /// root when `None`) on, as a walk on its words would.
+    fn pass_recorded(&mut self, start: Option<(usize, Entry)>) {
+        let (depth, mut e) = start.unwrap_or((0, self.root));
+        for &(_, k) in &self.record[depth..] {
             if e >= LEAF {
                 break;
             }
@@ -649,11 +682,11 @@ impl<'t> Tree<'t> {
     /// Adds the recorded path, ending at a leaf for the metrics `ended` (or an opaque node
     /// when `None`); returns the entry it ends at, or `None` when the tree is full. Where the
     /// path reaches a state already known, it goes on from that state's node: the tree
-    /// becomes a graph.
-    fn insert(&mut self, ended: Option<&[i64]>) -> Option<Entry> {
+    /// becomes a graph. With `start`, the path is known down to that depth and branch.
+    fn insert(&mut self, ended: Option<&[i64]>, start: Option<(usize, Entry)>) -> Option<Entry> {
         let marks = std::mem::take(&mut self.marks);
         let keys = std::mem::take(&mut self.keys);
-        let e = self.insert_marked(ended, &marks, &keys);
+        let e = self.insert_marked(ended, &marks, &keys, start);
         (self.marks, self.keys) = (marks, keys);
         self.flat.clear();
         self.grown += 1;
@@ -667,16 +700,22 @@ impl<'t> Tree<'t> {
         ended: Option<&[i64]>,
         marks: &[usize],
         keys: &[u64],
+        start: Option<(usize, Entry)>,
     ) -> Option<Entry> {
         let key = |j: usize| &keys[if j == 0 { 0 } else { marks[j - 1] }..marks[j]];
         // The branch and result the node at depth i hangs from (none for the root).
         let mut from: Option<(Entry, Draw<'t>, u32)> = None;
-        let mut e = self.root;
-        let mut chance = 1.0;
+        let (known_to, mut e) = start.unwrap_or((0, self.root));
+        // The chance of the known part, multiplied in the same order as below.
+        let mut chance =
+            (self.record[..known_to].iter()).fold(1.0, |c, &(draw, k)| c * chance_of(draw, k));
         let mut new = false;
         let mut next = 0;
-        for i in 0..=self.record.len() {
-            // The states announced at depth i.
+        for i in known_to..=self.record.len() {
+            // The states announced at depth i (those before the start name known nodes).
+            while next < marks.len() && key(next)[0] < i as u64 {
+                next += 1;
+            }
             let at = next;
             while next < marks.len() && key(next)[0] == i as u64 {
                 next += 1;
@@ -734,9 +773,7 @@ impl<'t> Tree<'t> {
                 return None;
             }
             let Branch { draw, first, .. } = self.branches[e as usize];
-            chance *= draw.words_drawing(k).map_or(0.0, |(low, high)| {
-                ((high - low) as f64 + 1.0) / 2f64.powi(64)
-            });
+            chance *= chance_of(draw, k);
             from = Some((e, draw, k));
             e = self.children[first as usize + k as usize];
         }

@@ -603,7 +603,7 @@ impl<'t> Tree<'t> {
                 let walked = if e < LEAF {
                     self.walk(player, &mut rng)
                 } else {
-                    self.discover(player, &mut rng, &[])
+                    self.discover(player, &mut rng, &[], self.root)
                 };
                 player.count(walked, lane);
                 for (s, v) in s.iter_mut().zip(rng.0) {

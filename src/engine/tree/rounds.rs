@@ -489,6 +489,52 @@ mod tests {
     }
 
     #[test]
+    fn recording_from_where_the_walk_fell_off_grows_the_graph_recording_from_the_root_grows() {
+        // A walk records a new path from the branch it stood at; recording every new path
+        // from the root (the walk's words replayed from the trial's start) is the plain way.
+        let dice = |n, num, den| SuccessCount::new(n, Fraction::new(num, den));
+        for trial in [
+            Totals::new(4, dice(3, 1, 2), 0, 6, true),
+            Totals::new(5, dice(2, 1, 6), 0, 4, false),
+        ] {
+            let (mut walked, mut rooted) = (Tree::new(&trial, 0, true), Tree::new(&trial, 0, true));
+            let (mut pa, mut pb) = (Player::new(&trial), Player::new(&trial));
+            let mut lanes = Lanes::new(9, 1);
+            let mut found = 0;
+            for _ in 0..3000 {
+                let mut rng = lanes.state(0);
+                let mut probe = rng;
+                let mut e = rooted.root;
+                while e < LEAF {
+                    e = rooted.child(e, rand::Rng::next_u64(&mut probe));
+                }
+                if e >= super::super::SLOW {
+                    found += 1;
+                    let mut from_start = rng;
+                    rooted.discover(&mut pb, &mut from_start, &[], rooted.root);
+                }
+                walked.walk(&mut pa, &mut rng);
+                lanes.restore(0, rng);
+            }
+            assert!(found > 20, "{found} paths recorded");
+            let depths = |t: &Tree| {
+                t.branches
+                    .iter()
+                    .map(|b| (b.first, b.depth))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(depths(&walked), depths(&rooted));
+            assert_eq!(walked.children, rooted.children);
+            assert_eq!(walked.guides, rooted.guides);
+            assert_eq!(walked.rows, rooted.rows);
+            assert_eq!(walked.records.marks, rooted.records.marks);
+            assert_eq!(walked.records.tails, rooted.records.tails);
+            assert_eq!(walked.states, rooted.states);
+            assert_eq!(walked.depth_mass, rooted.depth_mass);
+        }
+    }
+
+    #[test]
     fn marked_reads_the_bits_of_branches_with_marks_only() {
         let trial = Totals::new(2, SuccessCount::new(1, Fraction::new(1, 2)), 0, 9, false);
         let mut records = super::Records::new(&trial, 0);
