@@ -1135,9 +1135,16 @@ impl Hasher for WordHasher {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
+        // Whole words first, read as words: copying each into a buffer of the chunk's length
+        // was a call to memcpy per word (5% of configs/run-duel.toml, perf, 2 threads).
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.write_u64(u64::from_le_bytes(word.try_into().expect("eight bytes")));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
             let mut word = [0; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
+            word[..rest.len()].copy_from_slice(rest);
             self.write_u64(u64::from_le_bytes(word));
         }
     }
@@ -1969,6 +1976,22 @@ mod tests {
         assert_eq!(size(&tree), full);
         // A trial of one arm keeps the whole bounds.
         assert_eq!(Bounds::share(1).branches, MAX_BRANCHES);
+    }
+
+    #[test]
+    fn the_word_hasher_takes_bytes_eight_at_a_time_the_last_padded_with_zeros() {
+        let bytes: Vec<u8> = (0..40u8).map(|b| b.wrapping_mul(37) ^ 0x5A).collect();
+        for len in 0..=bytes.len() {
+            let mut hasher = WordHasher::default();
+            hasher.write(&bytes[..len]);
+            let mut words = WordHasher::default();
+            for chunk in bytes[..len].chunks(8) {
+                let mut word = [0; 8];
+                word[..chunk.len()].copy_from_slice(chunk);
+                words.write_u64(u64::from_le_bytes(word));
+            }
+            assert_eq!(hasher.finish(), words.finish(), "{len} bytes");
+        }
     }
 
     #[test]
