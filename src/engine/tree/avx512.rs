@@ -117,12 +117,20 @@ impl<'t> Tree<'t> {
         );
         // SAFETY: an `Avx512` token exists only on a CPU with every feature `walk_vectors`
         // enables (`Avx512::FEATURES`).
-        unsafe { self.walk_vectors(player, lanes, quota) };
+        unsafe {
+            // Compiled apart: the counting kept out of a walk with nothing to count, whose
+            // steps stay as they were (timed slower with the check inside).
+            match self.records.any() {
+                true => self.walk_vectors::<T, true>(player, lanes, quota),
+                false => self.walk_vectors::<T, false>(player, lanes, quota),
+            }
+        };
     }
 
     /// The walk: the rounds if trials mostly end after one depth, then the lanes step by step.
+    /// With `RECORDS`, the steps count round records where they pass.
     #[target_feature(enable = "avx512f,avx512vl,avx2,popcnt")]
-    fn walk_vectors<T: Trial>(
+    fn walk_vectors<T: Trial, const RECORDS: bool>(
         &mut self,
         player: &mut Player<'t, T>,
         lanes: &mut Lanes,
@@ -130,7 +138,7 @@ impl<'t> Tree<'t> {
     ) {
         let mut quota = quota;
         if let Some(depth) = self.common_depth() {
-            self.play_rounds(player, lanes, depth, &mut quota);
+            self.play_rounds::<T, RECORDS>(player, lanes, depth, &mut quota);
         }
         let root_at = _mm256_set1_epi32((self.root << GUIDE_BITS) as i32);
         // Where each lane stands once it has played its quota; a lane with none stays put.
@@ -154,7 +162,6 @@ impl<'t> Tree<'t> {
         let split_base = _mm256_set1_epi32(GUIDE_SPLIT as i32);
         let leaf_bit = _mm256_set1_epi32(GUIDE_LEAF as i32);
         let one = _mm256_set1_epi32(1);
-        let rounds = self.records.any();
         // One step of one group. A macro, not a function: the groups are written out one
         // after the other so they stay in registers and their gathers overlap (a loop over
         // the groups, or a function the compiler did not inline, kept them in memory, and
@@ -193,7 +200,7 @@ impl<'t> Tree<'t> {
                 // leaf bit): the next gather stays inside the guides. Which lanes are active
                 // stays off this path from one gather to the next, which it would lengthen.
                 let stop = _mm256_test_epi32_mask(entry, leaf_bit);
-                if rounds {
+                if RECORDS {
                     self.pass_lanes(active & !stop & !gone, entry);
                 }
                 $group.at = _mm256_mask_blend_epi32(
@@ -269,7 +276,7 @@ impl<'t> Tree<'t> {
     /// [`GUIDE_JUNK`], which is not counted. Either way each lane plays its trials on its own
     /// words, in order, so results are those of the plain path.
     #[target_feature(enable = "avx512f,avx512vl,avx2,popcnt")]
-    fn play_rounds<T: Trial>(
+    fn play_rounds<T: Trial, const RECORDS: bool>(
         &mut self,
         player: &mut Player<'t, T>,
         lanes: &mut Lanes,
@@ -286,7 +293,6 @@ impl<'t> Tree<'t> {
         let kind_bits = _mm256_set1_epi32(GUIDE_SPLIT as i32);
         let slow_entry = _mm256_set1_epi32(GUIDE_SLOW as i32);
         let junk = _mm256_set1_epi32(GUIDE_JUNK as i32);
-        let records = self.records.any();
         let state = *lanes.words_mut();
         let load = |g: usize| state.map(|word| load_words(part(&word, g)));
         let (mut first, mut second) = (load(0), load(1));
@@ -337,7 +343,7 @@ impl<'t> Tree<'t> {
                     ($s, entry, $off) = self.round_off(player, $s, went);
                 }
                 // Every lane not overridden entered a branch, but at the last step.
-                if records && !$last {
+                if RECORDS && !$last {
                     self.pass_lanes(ALL & !$off, entry);
                 }
                 if $last {
