@@ -462,7 +462,7 @@ mod tests {
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
             let e = match x >> 61 {
-                0 => LEAF | (x >> 40) as u32 % 50,
+                0 => LEAF | ((x >> 40) as u32 % 50),
                 1 => u32::MAX,
                 _ => (x >> 33) as u32 % 200,
             };
