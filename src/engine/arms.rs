@@ -420,10 +420,10 @@ impl Arms {
             });
             for depth in 0..SHARED_WORDS {
                 let mut open = false;
-                for (i, (place, words)) in at.iter_mut().zip(&words).enumerate() {
+                for (place, words) in at.iter_mut().zip(&words) {
                     *place = tree.advance(*place, words[depth]);
                     if rounds {
-                        tree.pass(*place, i);
+                        tree.pass(*place);
                     }
                     open |= place.open();
                 }
@@ -475,10 +475,10 @@ impl Arms {
                 l.word = l.stream.next_u64();
                 tree.prefetch(l.at, l.word);
             }
-            for (i, l) in self.longer[..live].iter_mut().enumerate() {
+            for l in &mut self.longer[..live] {
                 l.at = tree.advance(l.at, l.word);
                 if rounds {
-                    tree.pass(l.at, i);
+                    tree.pass(l.at);
                 }
             }
             let mut kept = 0;

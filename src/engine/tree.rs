@@ -132,6 +132,13 @@ const ROUNDS_MASS: f64 = 0.75;
 /// In a graph: once this share of the paths met end after one number of draws.
 const ROUNDS_SHARE: f64 = 0.95;
 
+/// The chance that a word draws result `k` of `draw`.
+fn chance_of(draw: Draw<'_>, k: u32) -> f64 {
+    draw.words_drawing(k).map_or(0.0, |(low, high)| {
+        ((high - low) as f64 + 1.0) / 2f64.powi(64)
+    })
+}
+
 /// Entry `e` as a guide entry (widened): `GUIDE_SLOW` for markers, branches without a guide
 /// and leaves a guide entry cannot name.
 fn guide_form(e: Entry) -> Entry {
@@ -189,6 +196,7 @@ pub enum Mode<'a, 't> {
 }
 
 /// One arm's tree.
+#[derive(Clone)]
 pub struct Tree<'t> {
     arm: usize,
     /// The metric slots this arm writes, in row order.
@@ -204,7 +212,9 @@ pub struct Tree<'t> {
     guides: Vec<GuideEntry>,
     /// Leaf rows, `slots.len()` values each.
     rows: Vec<i64>,
-    row_leaf: HashMap<Vec<i64>, u32>,
+    /// Each leaf by its row and tail, hashed as state keys are: looked up for every path
+    /// recorded, where the default hasher took 1.6% of configs/run-duel.toml (perf, 2 threads).
+    row_leaf: HashMap<Vec<i64>, u32, BuildHasherDefault<WordHasher>>,
     /// The words of the trial being walked or replayed.
     words: Vec<u64>,
     record: Vec<(Draw<'t>, u32)>,
@@ -257,7 +267,7 @@ impl<'t> Tree<'t> {
             children: Vec::new(),
             guides: Vec::new(),
             rows: Vec::new(),
-            row_leaf: HashMap::new(),
+            row_leaf: HashMap::default(),
             words: Vec::new(),
             record: Vec::new(),
             flat: Vec::new(),
@@ -306,10 +316,9 @@ impl<'t> Tree<'t> {
 
     /// Counts a walk that stepped to `at` with [`advance`](Self::advance), or stayed there
     /// (then, at a leaf or a node no walk knows, nothing is counted).
-    /// `i`: the walk's place in its side.
     #[inline(always)]
-    pub fn pass(&mut self, at: Cursor, i: usize) {
-        self.records.pass(at.0, i);
+    pub fn pass(&mut self, at: Cursor) {
+        self.records.pass(at.0);
     }
 
     /// A place no walk leaves and where nothing is counted: for walks side by side that only
@@ -424,20 +433,22 @@ impl<'t> Tree<'t> {
         let mut words = std::mem::take(&mut self.words);
         words.clear();
         let mut e = self.root;
+        // The branch the last word was drawn at.
+        let mut at = e;
         let rounds = self.records.any();
         let walked = loop {
             if e < LEAF {
                 let w = rng.next_u64();
                 words.push(w);
+                at = e;
                 e = self.child(e, w);
                 if rounds {
-                    self.records.pass(e, 0);
+                    self.records.pass(e);
                 }
             } else if e < SLOW {
                 break Walked::Leaf(e & !LEAF);
             } else {
-                self.unpass(words.iter().copied());
-                break self.discover(player, rng, &words);
+                break self.discover(player, rng, &words, at);
             }
         };
         self.words = words;
@@ -455,9 +466,8 @@ impl<'t> Tree<'t> {
         quota: [u64; LANES],
     ) {
         self.share_alike();
-        // The AVX-512 walk counts no passes: an arm with round records walks lane by lane.
         #[cfg(target_arch = "x86_64")]
-        if let (Ready::Avx512(cpu), false) = (stream::ready(), self.records.any()) {
+        if let Ready::Avx512(cpu) = stream::ready() {
             self.play_lanes_avx512(cpu, player, lanes, quota);
             return;
         }
@@ -494,7 +504,7 @@ impl<'t> Tree<'t> {
                 let e = self.child(at[j], words[j]);
                 if e < LEAF {
                     if rounds {
-                        self.records.pass(e, j);
+                        self.records.pass(e);
                     }
                     at[j] = e;
                     continue;
@@ -506,8 +516,7 @@ impl<'t> Tree<'t> {
                     replay.clear();
                     let mut words = start[j];
                     replay.extend((0..drawn[j]).map(|_| words.next_u64()));
-                    self.unpass(replay.iter().copied());
-                    let walked = self.discover(player, &mut lanes.lane(j), &replay);
+                    let walked = self.discover(player, &mut lanes.lane(j), &replay, at[j]);
                     self.words = replay;
                     walked
                 };
@@ -579,6 +588,10 @@ impl<'t> Tree<'t> {
     }
 
     /// Plays the trial in full, replaying the words already drawn, and remembers its path.
+    /// The walk drew the last word of `replay` at branch `at` (any node if `replay` is
+    /// empty), and counted its passes up to there: they are kept if the trial ends at a
+    /// leaf, taken back if it is played in full. Recording starts from `at`, not the root:
+    /// a walk down the known part of the path was a chain of loads that missed the cache.
     #[cold]
     #[inline(never)]
     fn discover<T: Trial, R: Rng>(
@@ -586,6 +599,7 @@ impl<'t> Tree<'t> {
         player: &mut Player<'t, T>,
         rng: &mut R,
         replay: &[u64],
+        at: Entry,
     ) -> Walked {
         self.played += 1;
         self.record.clear();
@@ -623,38 +637,56 @@ impl<'t> Tree<'t> {
             None => Some(&player.out[..]),
         };
         self.records.prepare(self.record.len(), &player.out);
-        match self.insert(ended) {
+        let depth = replay.len().saturating_sub(1);
+        let start = (depth > 0 && depth <= self.record.len()).then_some((depth, at));
+        debug_assert!(
+            start.is_none_or(|(d, at)| at < LEAF && self.branches[at as usize].depth as usize == d),
+            "the walk drew its last word at a branch of its depth"
+        );
+        let counted = &replay[..depth];
+        let rounds = self.records.any();
+        if start.is_none() && rounds {
+            // Recorded from the root: its passes are all counted again.
+            self.unpass(counted.iter().copied());
+        }
+        match self.insert(ended, start) {
             Some(e) if e & LEAF != 0 && e < SLOW => {
                 // Counted at its leaf as walks are: its passes too.
-                if self.records.any() {
-                    self.pass_recorded();
+                if rounds {
+                    self.pass_recorded(start);
                 }
                 Walked::Leaf(e & !LEAF)
             }
-            _ => Walked::Played,
+            _ => {
+                if start.is_some() && rounds {
+                    self.unpass(counted.iter().copied());
+                }
+                Walked::Played
+            }
         }
     }
 
-    /// Counts the passes of the path just recorded, as a walk on its words would.
-    fn pass_recorded(&mut self) {
-        let mut e = self.root;
-        for &(_, k) in &self.record {
+    /// Counts the passes of the path just recorded from `start` (its depth and branch; the
+    /// root when `None`) on, as a walk on its words would.
+    fn pass_recorded(&mut self, start: Option<(usize, Entry)>) {
+        let (depth, mut e) = start.unwrap_or((0, self.root));
+        for &(_, k) in &self.record[depth..] {
             if e >= LEAF {
                 break;
             }
             e = self.children[self.branches[e as usize].first as usize + k as usize];
-            self.records.pass(e, 0);
+            self.records.pass(e);
         }
     }
 
     /// Adds the recorded path, ending at a leaf for the metrics `ended` (or an opaque node
     /// when `None`); returns the entry it ends at, or `None` when the tree is full. Where the
     /// path reaches a state already known, it goes on from that state's node: the tree
-    /// becomes a graph.
-    fn insert(&mut self, ended: Option<&[i64]>) -> Option<Entry> {
+    /// becomes a graph. With `start`, the path is known down to that depth and branch.
+    fn insert(&mut self, ended: Option<&[i64]>, start: Option<(usize, Entry)>) -> Option<Entry> {
         let marks = std::mem::take(&mut self.marks);
         let keys = std::mem::take(&mut self.keys);
-        let e = self.insert_marked(ended, &marks, &keys);
+        let e = self.insert_marked(ended, &marks, &keys, start);
         (self.marks, self.keys) = (marks, keys);
         self.flat.clear();
         self.grown += 1;
@@ -668,16 +700,22 @@ impl<'t> Tree<'t> {
         ended: Option<&[i64]>,
         marks: &[usize],
         keys: &[u64],
+        start: Option<(usize, Entry)>,
     ) -> Option<Entry> {
         let key = |j: usize| &keys[if j == 0 { 0 } else { marks[j - 1] }..marks[j]];
         // The branch and result the node at depth i hangs from (none for the root).
         let mut from: Option<(Entry, Draw<'t>, u32)> = None;
-        let mut e = self.root;
-        let mut chance = 1.0;
+        let (known_to, mut e) = start.unwrap_or((0, self.root));
+        // The chance of the known part, multiplied in the same order as below.
+        let mut chance =
+            (self.record[..known_to].iter()).fold(1.0, |c, &(draw, k)| c * chance_of(draw, k));
         let mut new = false;
         let mut next = 0;
-        for i in 0..=self.record.len() {
-            // The states announced at depth i.
+        for i in known_to..=self.record.len() {
+            // The states announced at depth i (those before the start name known nodes).
+            while next < marks.len() && key(next)[0] < i as u64 {
+                next += 1;
+            }
             let at = next;
             while next < marks.len() && key(next)[0] == i as u64 {
                 next += 1;
@@ -698,8 +736,7 @@ impl<'t> Tree<'t> {
                     None => {
                         let node = self.node_at(i, ended)?;
                         if node < LEAF && self.records.any() {
-                            let marks = self.records.marks_at(i).map(Box::<[i64]>::from);
-                            self.records.mark(node, marks.as_deref());
+                            self.records.mark_as_path(node, i);
                         }
                         node
                     }
@@ -736,9 +773,7 @@ impl<'t> Tree<'t> {
                 return None;
             }
             let Branch { draw, first, .. } = self.branches[e as usize];
-            chance *= draw.words_drawing(k).map_or(0.0, |(low, high)| {
-                ((high - low) as f64 + 1.0) / 2f64.powi(64)
-            });
+            chance *= chance_of(draw, k);
             from = Some((e, draw, k));
             e = self.children[first as usize + k as usize];
         }
@@ -1091,7 +1126,7 @@ impl Next {
 /// and are hashed on every path recorded, where the default hasher was timed a tenth of
 /// configs/exchange-rally.toml's run. Keys come from the rules, not from users, so hash
 /// flooding is no concern.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct WordHasher(u64);
 
 impl Hasher for WordHasher {
@@ -1100,9 +1135,17 @@ impl Hasher for WordHasher {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
+        // Whole words first, read as words: copying each into a buffer of the chunk's length
+        // was a call to memcpy per word (memmove fell from 5.4% to 2.7% of
+        // configs/run-duel.toml without it, perf, 2 threads).
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.write_u64(u64::from_le_bytes(word.try_into().expect("eight bytes")));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
             let mut word = [0; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
+            word[..rest.len()].copy_from_slice(rest);
             self.write_u64(u64::from_le_bytes(word));
         }
     }
@@ -1534,7 +1577,7 @@ mod tests {
 
     /// A way of walking lanes side by side.
     #[derive(Clone, Copy, Debug)]
-    enum Walk {
+    pub(super) enum Walk {
         Scalar,
         #[cfg(target_arch = "x86_64")]
         Avx512(crate::engine::cpu::Avx512),
@@ -1542,7 +1585,7 @@ mod tests {
 
     /// The ways of walking lanes side by side this CPU has; says on the terminal (past the
     /// test harness's capture) which it cannot run, and why.
-    fn walks() -> Vec<Walk> {
+    pub(super) fn walks() -> Vec<Walk> {
         #[allow(unused_mut)]
         let mut walks = vec![Walk::Scalar];
         #[cfg(target_arch = "x86_64")]
@@ -1562,7 +1605,7 @@ mod tests {
         walks
     }
 
-    fn play_lanes_by<'t, T: Trial>(
+    pub(super) fn play_lanes_by<'t, T: Trial>(
         walk: Walk,
         tree: &mut Tree<'t>,
         player: &mut Player<'t, T>,
@@ -1934,6 +1977,22 @@ mod tests {
         assert_eq!(size(&tree), full);
         // A trial of one arm keeps the whole bounds.
         assert_eq!(Bounds::share(1).branches, MAX_BRANCHES);
+    }
+
+    #[test]
+    fn the_word_hasher_takes_bytes_eight_at_a_time_the_last_padded_with_zeros() {
+        let bytes: Vec<u8> = (0..40u8).map(|b| b.wrapping_mul(37) ^ 0x5A).collect();
+        for len in 0..=bytes.len() {
+            let mut hasher = WordHasher::default();
+            hasher.write(&bytes[..len]);
+            let mut words = WordHasher::default();
+            for chunk in bytes[..len].chunks(8) {
+                let mut word = [0; 8];
+                word[..chunk.len()].copy_from_slice(chunk);
+                words.write_u64(u64::from_le_bytes(word));
+            }
+            assert_eq!(hasher.finish(), words.finish(), "{len} bytes");
+        }
     }
 
     #[test]

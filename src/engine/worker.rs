@@ -55,6 +55,15 @@ impl<'t, T: Trial> Worker<'t, T> {
         }
     }
 
+    /// A new worker whose trees start as `other`'s are: it need not play in full again the
+    /// paths `other` has learned. Trees decide only what a trial costs, never what it gives.
+    pub(crate) fn learned_from(trial: &'t T, other: &Worker<'t, T>) -> Self {
+        Worker {
+            trees: other.trees.clone(),
+            ..Worker::new(trial)
+        }
+    }
+
     /// Plays lanes `piece` of chunk `chunk` (all of them, or for a trial of several arms,
     /// whose lanes are played one after another, some of them: see [`pieces`](super::pieces))
     /// into `acc`, from where `from` says each lane stands (a chunk begun earlier) or from its

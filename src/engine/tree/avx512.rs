@@ -117,12 +117,21 @@ impl<'t> Tree<'t> {
         );
         // SAFETY: an `Avx512` token exists only on a CPU with every feature `walk_vectors`
         // enables (`Avx512::FEATURES`).
-        unsafe { self.walk_vectors(player, lanes, quota) };
+        unsafe {
+            // Compiled apart: the counting kept out of a walk with nothing to count, whose
+            // steps stay as they were (with the check inside, configs/shoot-then-rally.toml
+            // took 1.22 times the CPU time).
+            match self.records.any() {
+                true => self.walk_vectors::<T, true>(player, lanes, quota),
+                false => self.walk_vectors::<T, false>(player, lanes, quota),
+            }
+        };
     }
 
     /// The walk: the rounds if trials mostly end after one depth, then the lanes step by step.
+    /// With `RECORDS`, the steps count round records where they pass.
     #[target_feature(enable = "avx512f,avx512vl,avx2,popcnt")]
-    fn walk_vectors<T: Trial>(
+    fn walk_vectors<T: Trial, const RECORDS: bool>(
         &mut self,
         player: &mut Player<'t, T>,
         lanes: &mut Lanes,
@@ -130,7 +139,7 @@ impl<'t> Tree<'t> {
     ) {
         let mut quota = quota;
         if let Some(depth) = self.common_depth() {
-            self.play_rounds(player, lanes, depth, &mut quota);
+            self.play_rounds::<T, RECORDS>(player, lanes, depth, &mut quota);
         }
         let root_at = _mm256_set1_epi32((self.root << GUIDE_BITS) as i32);
         // Where each lane stands once it has played its quota; a lane with none stays put.
@@ -176,6 +185,9 @@ impl<'t> Tree<'t> {
                     entry = self.resolve(slow, words, $group.at, entry);
                     slow = _mm256_mask_cmpeq_epi32_mask(active, entry, entry_bits);
                 }
+                // Lanes whose trial `leave_vectors` finished: they stand at the root, not
+                // having entered it.
+                let mut gone = 0;
                 if slow != 0 {
                     let leaving = Leaving {
                         g: $g,
@@ -183,12 +195,15 @@ impl<'t> Tree<'t> {
                         words,
                         entry,
                     };
-                    ($group, entry) = self.leave_vectors(player, $group, leaving);
+                    ($group, entry, gone) = self.leave_vectors(player, $group, leaving);
                 }
                 // Back to the root at a leaf, and on idle lanes at `GUIDE_SLOW` (which has the
                 // leaf bit): the next gather stays inside the guides. Which lanes are active
                 // stays off this path from one gather to the next, which it would lengthen.
                 let stop = _mm256_test_epi32_mask(entry, leaf_bit);
+                if RECORDS {
+                    self.pass_lanes(active & !stop & !gone, entry);
+                }
                 $group.at = _mm256_mask_blend_epi32(
                     stop,
                     _mm256_slli_epi32::<{ GUIDE_BITS as i32 }>(entry),
@@ -262,7 +277,7 @@ impl<'t> Tree<'t> {
     /// [`GUIDE_JUNK`], which is not counted. Either way each lane plays its trials on its own
     /// words, in order, so results are those of the plain path.
     #[target_feature(enable = "avx512f,avx512vl,avx2,popcnt")]
-    fn play_rounds<T: Trial>(
+    fn play_rounds<T: Trial, const RECORDS: bool>(
         &mut self,
         player: &mut Player<'t, T>,
         lanes: &mut Lanes,
@@ -327,6 +342,10 @@ impl<'t> Tree<'t> {
                         off: $off,
                     };
                     ($s, entry, $off) = self.round_off(player, $s, went);
+                }
+                // Every lane not overridden entered a branch, but at the last step.
+                if RECORDS && !$last {
+                    self.pass_lanes(ALL & !$off, entry);
                 }
                 if $last {
                     put(&mut leaves, buffered, _mm256_andnot_si256(leaf_bit, entry));
@@ -412,6 +431,8 @@ impl<'t> Tree<'t> {
                 for _ in 0..went.step {
                     rng.back();
                 }
+                // The round's earlier steps were counted: the walk counts them again.
+                self.unpass_lane(rng, went.step - 1);
                 let walked = self.walk(player, &mut rng);
                 player.count(walked, lane);
             }
@@ -557,8 +578,9 @@ impl<'t> Tree<'t> {
         player: &mut Player<'t, T>,
         mut group: Group,
         leaving: Leaving,
-    ) -> (Group, __m256i) {
+    ) -> (Group, __m256i, __mmask8) {
         let mut s = group.s.map(|v| words_of(v));
+        let mut gone: __mmask8 = 0;
         let words = words_of(leaving.words);
         let mut entries = u32s_of(leaving.entry);
         let at = u32s_of(group.at);
@@ -579,13 +601,16 @@ impl<'t> Tree<'t> {
                 // Replay from where the trial began: as many words back as it has drawn.
                 // Past a branch without a guide the trial is walked on its own.
                 let mut rng = LaneState(std::array::from_fn(|i| s[i][l]));
-                for _ in 0..=self.branches[branch as usize].depth {
+                let depth = self.branches[branch as usize].depth;
+                for _ in 0..=depth {
                     rng.back();
                 }
+                // The steps to `branch` were counted: the walk counts them again.
+                self.unpass_lane(rng, depth);
                 let walked = if e < LEAF {
                     self.walk(player, &mut rng)
                 } else {
-                    self.discover(player, &mut rng, &[])
+                    self.discover(player, &mut rng, &[], self.root)
                 };
                 player.count(walked, lane);
                 for (s, v) in s.iter_mut().zip(rng.0) {
@@ -594,10 +619,48 @@ impl<'t> Tree<'t> {
             }
             done[l] += 1;
             entries[l] = self.root;
+            gone |= 1 << l;
         }
         group.s = s.map(|words| load_words(&words));
         group.done = load_u32s(&done);
-        (group, load_u32s(&entries))
+        (group, load_u32s(&entries), gone)
+    }
+
+    /// Takes back the passes a lane counted in the vectors for the trial starting at
+    /// `start`, which entered a branch with each of its first `steps` words: it is to be
+    /// walked again from its start.
+    fn unpass_lane(&mut self, start: LaneState, steps: u32) {
+        let mut words = start;
+        self.unpass((0..steps).map(|_| words.next_u64()));
+    }
+
+    /// Counts the lanes of `lanes` entering the branches `entry` names, those with marks:
+    /// their bits gathered from the first-level cache, then the marked lanes' branches
+    /// packed into the log.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx2")]
+    fn pass_lanes(&mut self, lanes: __mmask8, entry: __m256i) {
+        let bits = self.records.bits();
+        let words = u32::try_from(2 * bits.len()).unwrap_or(u32::MAX);
+        let last = _mm256_set1_epi32(words.saturating_sub(1) as i32);
+        let word = _mm256_min_epu32(_mm256_srli_epi32::<5>(entry), last);
+        // SAFETY: `bits` holds `words` 32-bit words (at least two: it always has its word of
+        // zeros), and every lane's index is at most the last of them.
+        let gathered = unsafe {
+            _mm256_mmask_i32gather_epi32::<4>(
+                _mm256_setzero_si256(),
+                lanes,
+                word,
+                bits.as_ptr().cast(),
+            )
+        };
+        let shifted = _mm256_srlv_epi32(gathered, _mm256_and_si256(entry, _mm256_set1_epi32(31)));
+        let marked = _mm256_mask_test_epi32_mask(lanes, shifted, _mm256_set1_epi32(1));
+        if marked != 0 {
+            let entered = u32s_of(_mm256_maskz_compress_epi32(marked, entry));
+            self.records
+                .pass_marked(&entered[..marked.count_ones() as usize]);
+        }
     }
 }
 

@@ -18,8 +18,12 @@ use super::Entry;
 /// Counters per branch ([`Records::visits`]).
 const SPREAD: usize = 4;
 
+/// Passes logged before they are counted ([`Records::log`]): 4 KB, so the log stays in the
+/// first-level cache.
+const LOG: usize = 1024;
+
 /// One arm's records: where they go in the rows and how the graph counts them.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Records {
     /// The metric slots of the records, round 0's first, `len` a round.
     slots: Vec<usize>,
@@ -27,12 +31,23 @@ pub(super) struct Records {
     /// Per branch, the records marked on it (round, then its `len` values, for each round),
     /// and whether it has any.
     marks: Vec<Option<Box<[i64]>>>,
-    marked: Vec<bool>,
-    /// Per branch, the walks that entered it since last drained, then one for every other
-    /// place: walks side by side count each step without a branch on where they stand (a
-    /// branch per trial mispredicts as often as trials end), marked or not. `SPREAD`
-    /// counters each, by the walk's place in its side, so that walks at one node do not
-    /// wait on each other's increments.
+    /// The branches with marks, in order, and the same as bits (branch e is bit e % 64 of
+    /// word e / 64), then a word of zeros that every place past them reads: 4 KB for the
+    /// most branches a graph holds, so a walk reads whether a step counts from the
+    /// first-level cache instead of reaching for a counter beside the branch.
+    marked: Vec<Entry>,
+    bits: Vec<u64>,
+    /// The marked branches walks entered, not counted yet: the first `logged`. A walk
+    /// writes every step here and moves on past it only at a marked branch, so a step costs
+    /// a store to the log, which stays in cache, and no branch on where the walk stands
+    /// (which would mispredict as often as marks are met). Counting at once was a
+    /// read-modify-write of a counter beside the branch, out of the first-level cache, that
+    /// held back the walk's own lookups.
+    log: Vec<Entry>,
+    logged: usize,
+    /// Per branch, `SPREAD` counters of the passes counted from the log since last drained
+    /// (by place in the log, so that passes of one branch in a row do not wait on each
+    /// other's increments).
     visits: Vec<u32>,
     /// Per leaf, the first round it holds and every round's values from there (zeros before).
     tails: Vec<i64>,
@@ -57,7 +72,8 @@ impl Records {
         Records {
             slots,
             len,
-            visits: vec![0; SPREAD],
+            bits: vec![0],
+            log: vec![0; LOG],
             ..Records::default()
         }
     }
@@ -72,26 +88,61 @@ impl Records {
         &self.slots
     }
 
-    /// Counts walk `i` of a side entering node `e` (a branch, or anything else: then
-    /// nothing is counted).
+    /// Counts a walk entering node `e` (a branch, or anything else: then nothing is
+    /// counted).
     #[inline(always)]
-    pub(super) fn pass(&mut self, e: Entry, i: usize) {
-        let other = self.visits.len() / SPREAD - 1;
-        let at = (e as usize).min(other) * SPREAD + i % SPREAD;
-        self.visits[at] = self.visits[at].wrapping_add(1);
+    pub(super) fn pass(&mut self, e: Entry) {
+        let n = self.logged;
+        self.log[n] = e;
+        self.logged = n + usize::from(self.marked(e));
+        if self.logged == LOG {
+            self.count_log();
+        }
     }
 
     /// Takes back a walk's passes of branch `e`: its trial is to be played in full.
     pub(super) fn unpass(&mut self, e: Entry) {
-        let other = self.visits.len() / SPREAD - 1;
-        let n = &mut self.visits[(e as usize).min(other) * SPREAD];
-        *n = n.wrapping_sub(1);
+        if self.marked(e) {
+            let at = e as usize * SPREAD;
+            self.visits[at] = self.visits[at].wrapping_sub(1);
+        }
     }
 
-    /// Whether branch `e` has marks: walks entering it count.
-    #[inline]
+    /// Counts the passes logged, and empties the log.
+    #[inline(never)]
+    fn count_log(&mut self) {
+        for (k, &e) in self.log[..self.logged].iter().enumerate() {
+            let at = e as usize * SPREAD + k % SPREAD;
+            self.visits[at] = self.visits[at].wrapping_add(1);
+        }
+        self.logged = 0;
+    }
+
+    /// Whether node `e` is a branch with marks: walks entering it count.
+    #[inline(always)]
     pub(super) fn marked(&self, e: Entry) -> bool {
-        self.marked.get(e as usize).copied().unwrap_or(false)
+        // Leaves and markers are past every branch: they read the last word, all zeros.
+        let word = (e as usize / 64).min(self.bits.len() - 1);
+        self.bits[word] >> (e % 64) & 1 != 0
+    }
+
+    /// The bits of [`marked`](Self::marked), by 32-bit word (word j holds branches
+    /// `32 j..32 j + 32`), for walks that gather them.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(super) fn bits(&self) -> &[u64] {
+        &self.bits
+    }
+
+    /// Counts walks entering the branches `entered`, each with marks (at most `LOG`).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(super) fn pass_marked(&mut self, entered: &[Entry]) {
+        debug_assert!(entered.iter().all(|&e| self.marked(e)), "marked branches");
+        // The log is never left full: a pass writes one entry past those logged.
+        if self.logged + entered.len() >= LOG {
+            self.count_log();
+        }
+        self.log[self.logged..][..entered.len()].copy_from_slice(entered);
+        self.logged += entered.len();
     }
 
     /// Works out, from the trial just played (its row `out`, `drawn` draws), the marks of
@@ -142,19 +193,29 @@ impl Records {
             .map_or(marks.is_none(), |m| m.as_deref() == marks)
     }
 
+    /// Gives new branch `e` the marks of the path being inserted at depth `depth`, which
+    /// are not asked for again.
+    pub(super) fn mark_as_path(&mut self, e: Entry, depth: usize) {
+        let marks = self.pending.get_mut(depth).and_then(Option::take);
+        self.mark(e, marks);
+    }
+
     /// Gives new branch `e` its marks.
-    pub(super) fn mark(&mut self, e: Entry, marks: Option<&[i64]>) {
-        let marks = marks.map(Box::from);
+    fn mark(&mut self, e: Entry, marks: Option<Box<[i64]>>) {
         let at = e as usize;
         if self.marks.len() <= at {
             self.marks.resize(at + 1, None);
-            self.marked.resize(at + 1, false);
-            // The counters of other places become branch `at`'s, or one's before it.
-            let other = self.visits.len() - SPREAD;
-            self.visits[other..].fill(0);
-            self.visits.resize((at + 2) * SPREAD, 0);
+            self.bits.resize(at / 64 + 2, 0);
+            self.visits.resize((at + 1) * SPREAD, 0);
         }
-        self.marked[at] = marks.is_some();
+        debug_assert!(
+            self.marks[at].is_none(),
+            "a branch is marked once, when made"
+        );
+        if marks.is_some() {
+            self.bits[at / 64] |= 1 << (at % 64);
+            self.marked.push(e);
+        }
         self.marks[at] = marks;
     }
 
@@ -191,14 +252,300 @@ impl Records {
 
     /// Adds the passes counted to `acc`, and forgets them.
     pub(super) fn drain(&mut self, acc: &mut Gathered) {
-        for e in 0..self.marked.len() {
-            let spread = &self.visits[e * SPREAD..(e + 1) * SPREAD];
+        self.count_log();
+        for k in 0..self.marked.len() {
+            let e = self.marked[k];
+            let spread = &mut self.visits[e as usize * SPREAD..][..SPREAD];
             // Counts within a drain fit: a chunk has 2^16 trials.
             let n = spread.iter().fold(0u32, |n, &v| n.wrapping_add(v));
-            if n > 0 && self.marked[e] {
-                self.add_marks(e as Entry, u64::from(n), acc);
+            spread.fill(0);
+            if n > 0 {
+                self.add_marks(e, u64::from(n), acc);
             }
         }
-        self.visits.fill(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{play_lanes_by, walks};
+    use super::super::{Player, Tree, LEAF, MAX_GUIDED};
+    use crate::dice::{Fraction, SuccessCount};
+    use crate::engine::draws::{Draws, Plain};
+    use crate::engine::stream::{Lanes, LANES};
+    use crate::engine::{Gathered, MetricName, Trial};
+
+    /// Rounds of one draw each, adding to a total, until the total reaches `stop` or the
+    /// rounds run out: metrics the total and the rounds played, then the total at the end of
+    /// each round (carried forward once it stops). With `announce`, each round's start
+    /// announces (round, total) as its state, so that paths with different earlier rounds
+    /// join.
+    struct Totals {
+        names: Vec<MetricName>,
+        rounds: u32,
+        dice: SuccessCount,
+        /// Rounds draw a uniform pick of this many instead, when not zero.
+        pick: u32,
+        stop: i64,
+        announce: bool,
+        memoise: bool,
+    }
+
+    impl Totals {
+        fn new(rounds: u32, dice: SuccessCount, pick: u32, stop: i64, announce: bool) -> Totals {
+            let name = |name: &str, round| MetricName {
+                arm: 0,
+                choice: String::new(),
+                name: name.into(),
+                round,
+            };
+            let mut names = vec![name("total", None), name("rounds", None)];
+            names.extend((0..=rounds).map(|r| name("total", Some(r))));
+            Totals {
+                names,
+                rounds,
+                dice,
+                pick,
+                stop,
+                announce,
+                memoise: true,
+            }
+        }
+    }
+
+    impl Trial for Totals {
+        type Scratch = ();
+        fn metrics(&self) -> &[MetricName] {
+            &self.names
+        }
+        fn arms(&self) -> usize {
+            1
+        }
+        fn pairs(&self) -> &[(usize, usize)] {
+            &[]
+        }
+        fn scratch(&self) {}
+        fn memoise(&self) -> bool {
+            self.memoise
+        }
+        fn play<'t, D: Draws<'t>>(&'t self, _: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
+            let mut total = 0;
+            let mut played = self.rounds;
+            for round in 1..=self.rounds {
+                out[2 + round as usize - 1] = total;
+                if total >= self.stop {
+                    played = round - 1;
+                    break;
+                }
+                draws.at_round(round - 1);
+                if self.announce {
+                    draws.at_state(|key| key.extend([u64::from(round), total as u64]));
+                }
+                total += i64::from(match self.pick {
+                    0 => draws.count(&self.dice),
+                    n => draws.uniform(n),
+                });
+            }
+            out[2 + played as usize..].fill(total);
+            (out[0], out[1]) = (total, i64::from(played));
+        }
+    }
+
+    fn add_row(acc: &mut Gathered, row: &[i64], n: u64) {
+        for (h, &v) in acc.metrics.iter_mut().zip(row) {
+            h.add_count(v, n);
+        }
+    }
+
+    /// Every trial played in full on its lane, one after another.
+    fn plain(trial: &Totals, quota: [u64; LANES]) -> Gathered {
+        let mut acc = Gathered::empty(trial.metrics().len(), 0);
+        let mut out = vec![0; trial.metrics().len()];
+        let mut lanes = Lanes::new(5, 3);
+        for (j, &q) in quota.iter().enumerate() {
+            for _ in 0..q {
+                trial.play(0, &mut (), &mut Plain(lanes.lane(j)), &mut out);
+                add_row(&mut acc, &out, 1);
+            }
+        }
+        acc
+    }
+
+    /// The lanes walked side by side with `walk` in segments of `segment` trials a lane,
+    /// records counted where walks pass and read out after each segment, as the engine
+    /// does; the tree's branches, and whether a segment could walk in rounds (with AVX-512).
+    fn walked(
+        walk: super::super::tests::Walk,
+        trial: &Totals,
+        quota: [u64; LANES],
+        segment: u64,
+    ) -> (Gathered, usize, bool) {
+        let mut acc = Gathered::empty(trial.metrics().len(), 0);
+        let mut tree = Tree::new(trial, 0, true);
+        let mut player = Player::new(trial);
+        let mut lanes = Lanes::new(5, 3);
+        let first = tree.walk(&mut player, &mut lanes.lane(0));
+        player.count(first, 0);
+        let mut left = quota;
+        left[0] -= 1;
+        let mut rounds = false;
+        while left.iter().any(|&l| l > 0) {
+            let part = left.map(|l| l.min(segment));
+            rounds |= part.iter().all(|&l| l > 0) && tree.common_depth().is_some();
+            play_lanes_by(walk, &mut tree, &mut player, &mut lanes, part);
+            for (l, s) in left.iter_mut().zip(part) {
+                *l -= s;
+            }
+            tree.drain_rounds(&mut acc);
+        }
+        for row in player.ended.played.chunks_exact(trial.metrics().len()) {
+            add_row(&mut acc, row, 1);
+        }
+        for (leaf, n) in player.ended.leaves.drain() {
+            for (&slot, &v) in tree.slots().iter().zip(tree.row(leaf)) {
+                acc.metrics[slot].add_count(v, n);
+            }
+            tree.add_rounds(leaf, n, &mut acc);
+        }
+        (acc, tree.branches.len(), rounds)
+    }
+
+    #[test]
+    fn every_walk_counts_the_records_of_trials_played_in_full() {
+        let dice = |n, num, den| SuccessCount::new(n, Fraction::new(num, den));
+        let cases = [
+            // A graph: totals reached by different rounds join.
+            Totals::new(4, dice(3, 1, 2), 0, 6, true),
+            Totals::new(6, dice(1, 1, 2), 0, 3, true),
+            // A tree whose trials mostly make all their draws (the AVX-512 walk in rounds),
+            // with rare results met late.
+            Totals::new(3, dice(2, 1, 36), 0, 99, false),
+            Totals::new(2, dice(4, 5, 6), 0, 7, false),
+            // More branches than have guides: walks leave the vectors part-way.
+            Totals::new(3, dice(1, 1, 2), 97, i64::MAX, false),
+        ];
+        for (case, trial) in cases.iter().enumerate() {
+            let quota = std::array::from_fn(|j| 3000 + 37 * j as u64);
+            let truth = plain(trial, quota);
+            let trials: u64 = quota.iter().sum();
+            assert_eq!(truth.metrics[2].total(), trials);
+            for walk in walks() {
+                let (got, branches, rounds) = walked(walk, trial, quota, 500);
+                assert!(got == truth, "case {case}, {walk:?}");
+                if case == 4 {
+                    assert!(branches > MAX_GUIDED, "case {case}: {branches} branches");
+                }
+                if case == 2 {
+                    assert!(
+                        rounds,
+                        "case {case}: trials mostly of three draws, in rounds"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn passes_logged_count_as_passes_counted_one_by_one() {
+        // Branch e (a multiple of 3 below 200) marks round 0 with the value e: the read-out's
+        // histogram of round 0 counts each branch's passes at its own value.
+        let trial = Totals::new(2, SuccessCount::new(1, Fraction::new(1, 2)), 0, 9, false);
+        let mut records = super::Records::new(&trial, 0);
+        for e in 0..200 {
+            records.mark(e, (e % 3 == 0).then(|| Box::from([0, i64::from(e)])));
+        }
+        let mut expected = vec![0u64; 200];
+        let mut x = 7u64;
+        // More passes than the log holds, leaves and markers among them, and some taken back.
+        for k in 0..12 * super::LOG as u64 {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let e = match x >> 61 {
+                0 => LEAF | ((x >> 40) as u32 % 50),
+                1 => u32::MAX,
+                _ => (x >> 33) as u32 % 200,
+            };
+            // Taken back only once passed, as walks do.
+            if k % 7 == 0 && e < 200 && (e % 3 != 0 || expected[e as usize] > 0) {
+                records.unpass(e);
+                expected[e as usize] -= u64::from(e % 3 == 0);
+            } else if k % 5 == 0 && e < 200 && e % 3 == 0 {
+                records.pass_marked(&[e, e]);
+                expected[e as usize] += 2;
+            } else {
+                records.pass(e);
+                expected[e as usize % 200] += u64::from(e < 200 && e % 3 == 0);
+            }
+        }
+        let mut acc = Gathered::empty(trial.metrics().len(), 0);
+        records.drain(&mut acc);
+        let mut truth = Gathered::empty(trial.metrics().len(), 0);
+        for (e, &n) in expected.iter().enumerate().filter(|(_, &n)| n > 0) {
+            truth.metrics[2].add_count(e as i64, n);
+        }
+        assert!(expected.iter().sum::<u64>() > 2 * super::LOG as u64);
+        assert_eq!(acc, truth);
+    }
+
+    #[test]
+    fn recording_from_where_the_walk_fell_off_grows_the_graph_recording_from_the_root_grows() {
+        // A walk records a new path from the branch it stood at; recording every new path
+        // from the root (the walk's words replayed from the trial's start) is the plain way.
+        let dice = |n, num, den| SuccessCount::new(n, Fraction::new(num, den));
+        for trial in [
+            Totals::new(4, dice(3, 1, 2), 0, 6, true),
+            Totals::new(5, dice(2, 1, 6), 0, 4, false),
+        ] {
+            let (mut walked, mut rooted) = (Tree::new(&trial, 0, true), Tree::new(&trial, 0, true));
+            let (mut pa, mut pb) = (Player::new(&trial), Player::new(&trial));
+            let mut lanes = Lanes::new(9, 1);
+            let mut found = 0;
+            for _ in 0..3000 {
+                let mut rng = lanes.state(0);
+                let mut probe = rng;
+                let mut e = rooted.root;
+                while e < LEAF {
+                    e = rooted.child(e, rand::Rng::next_u64(&mut probe));
+                }
+                if e >= super::super::SLOW {
+                    found += 1;
+                    let mut from_start = rng;
+                    rooted.discover(&mut pb, &mut from_start, &[], rooted.root);
+                }
+                walked.walk(&mut pa, &mut rng);
+                lanes.restore(0, rng);
+            }
+            assert!(found > 20, "{found} paths recorded");
+            let depths = |t: &Tree| {
+                t.branches
+                    .iter()
+                    .map(|b| (b.first, b.depth))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(depths(&walked), depths(&rooted));
+            assert_eq!(walked.children, rooted.children);
+            assert_eq!(walked.guides, rooted.guides);
+            assert_eq!(walked.rows, rooted.rows);
+            assert_eq!(walked.records.marks, rooted.records.marks);
+            assert_eq!(walked.records.tails, rooted.records.tails);
+            assert_eq!(walked.states, rooted.states);
+            assert_eq!(walked.depth_mass, rooted.depth_mass);
+        }
+    }
+
+    #[test]
+    fn marked_reads_the_bits_of_branches_with_marks_only() {
+        let trial = Totals::new(2, SuccessCount::new(1, Fraction::new(1, 2)), 0, 9, false);
+        let mut records = super::Records::new(&trial, 0);
+        for e in 0..200 {
+            records.mark(e, (e % 3 == 0).then(|| Box::from([0, 1])));
+        }
+        for e in 0..300 {
+            assert_eq!(records.marked(e), e < 200 && e % 3 == 0, "branch {e}");
+        }
+        for e in [LEAF, LEAF | 5, u32::MAX, u32::MAX - 1] {
+            assert!(!records.marked(e), "{e:#x} is no branch");
+        }
     }
 }
