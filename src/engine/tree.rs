@@ -1092,7 +1092,7 @@ impl Next {
 /// configs/exchange-rally.toml's run. Keys come from the rules, not from users, so hash
 /// flooding is no concern.
 #[derive(Default)]
-struct WordHasher(u64);
+pub struct WordHasher(u64);
 
 impl Hasher for WordHasher {
     fn finish(&self) -> u64 {

@@ -12,7 +12,7 @@
 
 mod state_key;
 
-use super::placement::Base;
+use super::placement::{Base, Memo};
 use super::plan::Plan;
 use crate::geometry::spatial::bounds;
 use crate::geometry::{any_within, boxes_decide_within, closest, Point, EPS};
@@ -103,6 +103,9 @@ pub struct World {
     pub(crate) enemies: Vec<Base>,
     pub(crate) anchors: Vec<Point>,
     pub(crate) placed: Vec<Point>,
+    /// Rally placements searched before, for layouts that come again: not state (a search
+    /// would find the same spots), and kept across trials, as the world is one plan's.
+    memo: Memo,
     /// An engagement's round: whose turn it is and, per side, the next unit to consider.
     pub(crate) turns: super::engagement::schedule::Turns,
 }
@@ -136,6 +139,7 @@ impl World {
             enemies: Vec::new(),
             anchors: Vec::new(),
             placed: Vec::new(),
+            memo: Memo::default(),
             turns: Default::default(),
         }
     }
@@ -195,6 +199,29 @@ impl World {
         self.materialize(plan);
         self.pristine = false;
         &mut self.models
+    }
+
+    /// Adds a model of full HP to `unit` at each spot of `placed`: the trial is no longer
+    /// pristine. Only this unit's box changes, grown to hold the spots when known (the
+    /// smallest and largest coordinates of all its models, as [`bounds`] would give them, or
+    /// a box kept from before losses that holds them all), so the other boxes are kept.
+    pub(crate) fn restore_placed(&mut self, plan: &Plan, unit: usize) {
+        self.materialize(plan);
+        self.pristine = false;
+        let hp = plan.scenario().units[unit].hp;
+        let models = &mut self.models[unit];
+        // A box kept from before the last model fell holds no model that is left.
+        let known = self.boxed[unit] && !models.is_empty();
+        models.extend(self.placed.iter().map(|&centre| Model { centre, hp }));
+        match (self.boxes[unit], bounds(self.placed.iter().copied())) {
+            (Some((lo, hi)), Some((plo, phi))) if known => {
+                self.boxes[unit] = Some((
+                    Point::new(lo.x.min(plo.x), lo.y.min(plo.y)),
+                    Point::new(hi.x.max(phi.x), hi.y.max(phi.y)),
+                ));
+            }
+            _ => self.boxed[unit] = false,
+        }
     }
 
     /// A pristine unit's models become its starting models, then the first `first` of its
@@ -300,6 +327,13 @@ impl World {
         })
     }
 
+    /// A box around `unit`'s models, listed first where they were not (`None` when it has
+    /// none): it holds every model, and may be larger (see [`World::models_losing`]).
+    pub(crate) fn listed_box(&mut self, plan: &Plan, unit: usize) -> Option<(Point, Point)> {
+        self.materialize(plan);
+        self.unit_box(unit)
+    }
+
     /// A box around `unit`'s models, which must be listed (`None` when it has none: a box
     /// kept from before the last model fell must not answer for an empty unit).
     fn unit_box(&mut self, unit: usize) -> Option<(Point, Point)> {
@@ -312,6 +346,48 @@ impl World {
             self.boxed[unit] = true;
         }
         self.boxes[unit]
+    }
+
+    /// Puts in `placed` the spots of up to `count` models restored around `unit`'s models,
+    /// remembered or searched once for every missing model, when its placement depends on
+    /// its own models alone: no `chain`, and every other unit too far to bar a candidate.
+    /// False, `placed` left empty, when it may depend on more.
+    pub(crate) fn remembered_spots(&mut self, plan: &Plan, unit: usize, count: usize) -> bool {
+        self.placed.clear();
+        let scenario = plan.scenario();
+        if scenario.options.rally_chain {
+            return false;
+        }
+        self.materialize(plan);
+        let me = &scenario.units[unit];
+        let Some(own) = self.unit_box(unit) else {
+            return false;
+        };
+        for (o, other) in scenario.units.iter().enumerate() {
+            let Some(theirs) = self.unit_box(o).filter(|_| o != unit) else {
+                continue;
+            };
+            let enemy = other.side != me.side;
+            if !self
+                .memo
+                .bars_none(own, me.radius(), theirs, other.radius(), enemy)
+            {
+                return false;
+            }
+        }
+        self.anchors.clear();
+        self.anchors
+            .extend(self.models[unit].iter().map(|m| m.centre));
+        let missing = (me.size - self.units[unit].alive) as usize;
+        self.memo.place(
+            &scenario.battlefield,
+            unit,
+            &self.anchors,
+            me.radius(),
+            (count, missing),
+            &mut self.placed,
+        );
+        true
     }
 
     /// Fills the reusable buffers for placement around `unit`: `bases` (every model),
@@ -426,9 +502,22 @@ command = "rally"
                 }
             }
             // Then again after models are lost, the boxes kept from before (larger than the
-            // models left).
-            for lost in [false, true] {
-                if lost {
+            // models left), and after models are restored, the boxes grown to hold them.
+            for phase in 0..3 {
+                if phase == 2 {
+                    for u in 0..3 {
+                        world.placed.clear();
+                        for _ in 0..rng.next_u64() % 4 {
+                            let mut c = |o: f64| o + (rng.next_u64() % 33) as f64 * 0.5;
+                            world
+                                .placed
+                                .push(Point::new(c(4.0), c(4.0 + 3.0 * u as f64)));
+                        }
+                        world.units[u].alive += world.placed.len() as u32;
+                        world.restore_placed(&plan, u);
+                    }
+                }
+                if phase == 1 {
                     for (u, models) in world.models_losing(&plan).iter_mut().enumerate() {
                         // Unit `b` loses every model every third round.
                         let gone = if u == 1 && round % 3 == 0 {
