@@ -327,13 +327,6 @@ impl World {
         })
     }
 
-    /// A box around `unit`'s models, listed first where they were not (`None` when it has
-    /// none): it holds every model, and may be larger (see [`World::models_losing`]).
-    pub(crate) fn listed_box(&mut self, plan: &Plan, unit: usize) -> Option<(Point, Point)> {
-        self.materialize(plan);
-        self.unit_box(unit)
-    }
-
     /// A box around `unit`'s models, which must be listed (`None` when it has none: a box
     /// kept from before the last model fell must not answer for an empty unit).
     fn unit_box(&mut self, unit: usize) -> Option<(Point, Point)> {

@@ -12,8 +12,8 @@ use super::{place_into, Base, Reach, Surroundings, ENEMY_EXCLUSION, RING_GAPS};
 use crate::engine::tree::WordHasher;
 use crate::geometry::spatial::box_gap_squared;
 use crate::geometry::{Battlefield, Point};
-use hashbrown::HashMap;
-use std::hash::BuildHasherDefault;
+use hashbrown::HashTable;
+use std::hash::Hasher;
 
 /// Searches remembered before the memo starts afresh: a bound on memory, never on answers.
 const LIMIT: usize = 1 << 16;
@@ -21,22 +21,36 @@ const LIMIT: usize = 1 << 16;
 /// One table's remembered placements (a memo belongs to one scenario's world).
 #[derive(Debug, Clone, Default)]
 pub struct Memo {
-    /// Keyed by the unit, the radius and each anchor's coordinates, as bits.
-    spots: HashMap<Box<[u64]>, Spots, BuildHasherDefault<WordHasher>>,
+    /// One allocation per search, so that a lookup touches little memory: its key's hash,
+    /// the key's length and words (the unit, the radius and each anchor's coordinates, as
+    /// bits), how many spots the search was asked for, then the spots' coordinates as bits.
+    /// Fewer spots than asked means the search ran out of candidates, and no count asks for
+    /// more.
+    spots: HashTable<Box<[u64]>>,
     /// How far from an anchor a base of a given kind can bar a candidate: (the placed
     /// radius's bits, the base's radius's bits, whether an enemy) and the distance.
     reaches: Vec<(u64, u64, bool, f64)>,
     key: Vec<u64>,
     bases: Vec<Base>,
     anchors: Vec<Point>,
+    found: Vec<Point>,
 }
 
-/// A search's spots, and how many it was asked for: fewer spots than that means it ran out
-/// of candidates, and no count asks for more.
-#[derive(Debug, Clone)]
-struct Spots {
-    spots: Vec<Point>,
-    asked: usize,
+/// Whether the entry `e` holds the search for `key`, whose hash is `h`.
+fn same(e: &[u64], h: u64, key: &[u64]) -> bool {
+    e[0] == h && e[1] as usize == key.len() && e[2..][..key.len()] == *key
+}
+
+/// The key's hash: [`WordHasher`] with its high half folded onto its low one. A product's low
+/// bits depend only on its factors' low bits, the table picks a bucket by the hash's low
+/// bits, and a coordinate such as 18.5 has none set.
+fn hash(key: &[u64]) -> u64 {
+    let mut h = WordHasher::default();
+    for &word in key {
+        h.write_u64(word);
+    }
+    let h = h.finish();
+    h ^ h >> 32
 }
 
 impl Memo {
@@ -94,23 +108,46 @@ impl Memo {
         for a in anchors {
             self.key.extend([a.x.to_bits(), a.y.to_bits()]);
         }
-        let known = self.spots.get(&self.key[..]);
-        let spots = match known {
-            Some(s) if count <= s.spots.len() || s.spots.len() < s.asked => s,
-            _ => {
-                let spots = self.search(field, anchors, radius, count.max(missing));
-                if self.spots.len() >= LIMIT {
-                    self.spots.clear();
-                }
-                let key: Box<[u64]> = self.key.as_slice().into();
-                self.spots.entry(key).insert(spots).into_mut()
+        let (h, len) = (hash(&self.key), self.key.len());
+        // The spots follow the key, and the number asked for.
+        let spots = |e: &[u64]| (e.len() - 3 - len) / 2;
+        let enough = |e: &Box<[u64]>| count <= spots(e) || spots(e) < e[2 + len] as usize;
+        let known = self.spots.find(h, |e| same(e, h, &self.key));
+        if !known.is_some_and(enough) {
+            let asked = count.max(missing);
+            self.search(field, anchors, radius, asked);
+            let mut entry = Vec::with_capacity(3 + len + 2 * self.found.len());
+            entry.extend([h, len as u64]);
+            entry.extend_from_slice(&self.key);
+            entry.push(asked as u64);
+            entry.extend(
+                self.found
+                    .iter()
+                    .flat_map(|p| [p.x.to_bits(), p.y.to_bits()]),
+            );
+            if self.spots.len() >= LIMIT {
+                self.spots.clear();
             }
-        };
-        out.extend(&spots.spots[..count.min(spots.spots.len())]);
+            match self.spots.find_mut(h, |e| same(e, h, &self.key)) {
+                Some(e) => *e = entry.into(),
+                None => {
+                    self.spots.insert_unique(h, entry.into(), |e| e[0]);
+                }
+            }
+        }
+        let e = self.spots.find(h, |e| same(e, h, &self.key));
+        let e = e.expect("remembered above");
+        let n = count.min(spots(e));
+        out.extend(
+            e[3 + len..][..2 * n]
+                .chunks_exact(2)
+                .map(|xy| Point::new(f64::from_bits(xy[0]), f64::from_bits(xy[1]))),
+        );
     }
 
-    /// The search itself, the unit's own bases the only ones on the table.
-    fn search(&mut self, field: &Battlefield, anchors: &[Point], radius: f64, n: usize) -> Spots {
+    /// The search itself, the unit's own bases the only ones on the table: its spots in
+    /// `found`.
+    fn search(&mut self, field: &Battlefield, anchors: &[Point], radius: f64, n: usize) {
         self.bases.clear();
         self.bases
             .extend(anchors.iter().map(|&centre| Base { centre, radius }));
@@ -121,9 +158,14 @@ impl Memo {
             bases: &self.bases,
             enemies: &[],
         };
-        let mut spots = Vec::new();
-        place_into(&around, &mut self.anchors, radius, n, false, &mut spots);
-        Spots { spots, asked: n }
+        place_into(
+            &around,
+            &mut self.anchors,
+            radius,
+            n,
+            false,
+            &mut self.found,
+        );
     }
 }
 
@@ -213,7 +255,8 @@ mod tests {
             let all = super::super::place(&around, &anchors, radius, missing, false);
             ran_out += usize::from(all.len() < missing);
             for _ in 0..4 {
-                let count = below(missing as u64 + 1);
+                // At times more than the first search was asked for: searched again.
+                let count = below(missing as u64 + 3);
                 let mut out = Vec::new();
                 memo.place(&field, 0, &anchors, radius, (count, missing), &mut out);
                 let stated = place_as_stated(&around, &anchors, radius, count, false);

@@ -9,7 +9,7 @@
 //! target's list in one pass when the volley ends: a volley costs about one pass over the
 //! target plus a logarithm per wound, and picks the very models the per-wound rule picks.
 
-use crate::geometry::spatial::{box_distance_squared, Nearest};
+use crate::geometry::spatial::Nearest;
 use crate::geometry::Point;
 use crate::rules::plan::Plan;
 use crate::rules::world::{Model, World};
@@ -23,16 +23,8 @@ pub(super) struct Volley {
     target: usize,
     /// Set once a wound has touched the target's models.
     started: bool,
-    /// Whether `few`, or else `waiting` or `heap`, holds the undamaged models.
+    /// Whether `waiting` holds the undamaged models.
     ranked: bool,
-    /// A box around the shooter's models (`None`: it has none), for lower bounds.
-    shooter_box: Option<(Point, Point)>,
-    /// Undamaged models not yet wounded, when few models shoot few: (the bits of the squared
-    /// distance, or of a lower bound of it while not `exact`, then the place in order, then
-    /// `exact`). The next is the smallest by (bits, place) once exact: a bound is no more than
-    /// its model's distance, so a model whose bound comes first is measured before another
-    /// is taken, and most models far behind the nearest are never measured.
-    few: Vec<(u64, u32, bool)>,
     /// Undamaged models not yet wounded, nearest first: (the bits of the squared distance,
     /// which order non-negative floats as the floats do, then the place in order). A few are
     /// sorted, nearest last, and taken from the end; many go in `heap`. The keys differ (by
@@ -57,7 +49,6 @@ const SORTED: usize = 32;
 struct Scratch {
     nearest: Nearest,
     waiting: Vec<Reverse<(u64, u32)>>,
-    few: Vec<(u64, u32, bool)>,
     heap: Vec<Reverse<(u64, u32)>>,
     damaged: Vec<u32>,
 }
@@ -69,10 +60,9 @@ thread_local! {
 
 impl Volley {
     pub(super) fn new(shooter: usize, target: usize) -> Volley {
-        let (waiting, few, mut heap, damaged) = SCRATCH.with_borrow_mut(|s| {
+        let (waiting, mut heap, damaged) = SCRATCH.with_borrow_mut(|s| {
             (
                 std::mem::take(&mut s.waiting),
-                std::mem::take(&mut s.few),
                 std::mem::take(&mut s.heap),
                 std::mem::take(&mut s.damaged),
             )
@@ -83,8 +73,6 @@ impl Volley {
             target,
             started: false,
             ranked: false,
-            shooter_box: None,
-            few,
             waiting,
             heap: BinaryHeap::from(heap),
             damaged,
@@ -99,9 +87,6 @@ impl Volley {
         let full = plan.scenario().units[target].hp;
         let mut remaining = damage;
         while remaining > 0 {
-            if !self.started {
-                self.shooter_box = world.listed_box(plan, shooter);
-            }
             let models = world.models_losing(plan);
             if !self.started {
                 self.started = true;
@@ -154,25 +139,16 @@ impl Volley {
         if let Some(&i) = self.damaged.first() {
             return Some(i);
         }
-        let shooters = &models[shooter];
         if !self.ranked {
             self.ranked = true;
-            self.few.clear();
             let waiting = &mut self.waiting;
             waiting.clear();
+            let shooters = &models[shooter];
             let undamaged = models[target]
                 .iter()
                 .enumerate()
                 .filter(|(_, m)| m.hp == full);
-            if let Some((lo, hi)) = self
-                .shooter_box
-                .filter(|_| shooters.len() <= SCAN && models[target].len() <= SORTED)
-            {
-                self.few.extend(undamaged.map(|(i, m)| {
-                    let bound = box_distance_squared(m.centre, lo, hi);
-                    (bound.to_bits(), i as u32, false)
-                }));
-            } else if shooters.len() <= SCAN {
+            if shooters.len() <= SCAN {
                 waiting.extend(undamaged.map(|(i, m)| {
                     let d = nearest_squared(m.centre, shooters);
                     Reverse((d.to_bits(), i as u32))
@@ -197,21 +173,6 @@ impl Volley {
             }
         }
         // Models wounded since they were ranked are dead (no damaged one is left).
-        while let Some((at, &(bits, i, exact))) =
-            (self.few.iter().enumerate()).min_by_key(|(_, &(bits, i, _))| (bits, i))
-        {
-            let model = &models[target][i as usize];
-            if model.hp != full {
-                self.few.swap_remove(at);
-            } else if exact {
-                self.few.swap_remove(at);
-                return Some(i);
-            } else {
-                let d = nearest_squared(model.centre, shooters);
-                debug_assert!(bits <= d.to_bits());
-                self.few[at] = (d.to_bits(), i, true);
-            }
-        }
         while let Some(Reverse((_, i))) = self.waiting.pop().or_else(|| self.heap.pop()) {
             if models[target][i as usize].hp == full {
                 return Some(i);
@@ -226,10 +187,8 @@ impl Volley {
             world.models_losing(plan)[self.target].retain(|m| m.hp > 0);
         }
         let (waiting, heap, damaged) = (self.waiting, self.heap.into_vec(), self.damaged);
-        let few = self.few;
         SCRATCH.with_borrow_mut(|s| {
             s.waiting = waiting;
-            s.few = few;
             s.heap = heap;
             s.damaged = damaged;
         });
@@ -340,7 +299,7 @@ mod tests {
                 .collect()
         };
         let shooters = 1 + below(30);
-        // Half of them few enough to wait unsorted, measured only when near the front.
+        // Half of them few enough to be sorted rather than kept in a heap.
         let most = [32, 300][below(2) as usize];
         let targets = 1 + below(most);
         let s = take(shooters, &mut below).join(", ");
@@ -387,8 +346,7 @@ target = "t"
             let mut fast = World::new(&plan);
             let mut stated = fast.clone();
             // Volleys of 0 to 40 wounds of 0 to 4 damage until a unit is gone, mostly at the
-            // target, at times back at the shooter (whose box, kept from before its losses,
-            // is then larger than its models).
+            // target, at times back at the shooter.
             for volley in 0.. {
                 let n = rng.next_u64() % 41;
                 let damages: Vec<u32> = (0..n).map(|_| (rng.next_u64() % 5) as u32).collect();
