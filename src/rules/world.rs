@@ -92,6 +92,8 @@ pub struct World {
     pristine: bool,
     /// How each unit's models are known.
     layouts: Vec<Layout>,
+    /// Every layout is `Materialized`: read on every wound, so it answers without a loop.
+    listed: bool,
     /// Each unit's models; unit i's are valid only when `layouts[i]` is `Materialized`.
     models: Vec<Vec<Model>>,
     /// Each listed unit's box around its models' centres (`None`: it has none), known when
@@ -129,6 +131,7 @@ impl World {
             round: 1,
             pristine: true,
             layouts: vec![Layout::Initial; units.len()],
+            listed: false,
             models: units
                 .iter()
                 .map(|u| Vec::with_capacity(u.size as usize))
@@ -156,6 +159,7 @@ impl World {
             state.defending = false;
         }
         self.layouts.fill(Layout::Initial);
+        self.listed = false;
         self.boxed.fill(false);
         self.pristine = true;
         self.round = round;
@@ -230,11 +234,20 @@ impl World {
     pub(crate) fn rallied_from_start(&mut self, unit: usize, first: u32, second: u32) {
         debug_assert!(self.pristine);
         self.layouts[unit] = Layout::Rallied { first, second };
+        self.listed = false;
         self.boxed[unit] = false;
         self.pristine = false;
     }
 
+    #[inline]
     fn materialize(&mut self, plan: &Plan) {
+        if !self.listed {
+            self.list(plan);
+        }
+    }
+
+    fn list(&mut self, plan: &Plan) {
+        self.listed = true;
         for (i, (layout, models)) in self.layouts.iter_mut().zip(&mut self.models).enumerate() {
             if *layout == Layout::Materialized {
                 continue;

@@ -25,12 +25,14 @@ pub(super) struct Volley {
     started: bool,
     /// Whether `waiting` holds the undamaged models.
     ranked: bool,
-    /// Undamaged models not yet wounded, nearest first: (the bits of the squared distance,
-    /// which order non-negative floats as the floats do, then the place in order). A few are
-    /// sorted, nearest last, and taken from the end; many go in `heap`. The keys differ (by
-    /// place), so both give them up in the same order.
-    waiting: Vec<Reverse<(u64, u32)>>,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Undamaged models not yet wounded, nearest first: the bits of the squared distance,
+    /// which order non-negative floats as the floats do, then the place in order, packed in
+    /// one number (its order theirs: one comparison without a branch, where a pair's took
+    /// two that were hard to predict). A few are sorted, nearest last, and taken from the
+    /// end; many go in `heap`. The keys differ (by place), so both give them up in the same
+    /// order.
+    waiting: Vec<Reverse<u128>>,
+    heap: BinaryHeap<Reverse<u128>>,
     /// Places in order of the damaged models still alive, ascending.
     damaged: Vec<u32>,
     /// Models killed, still in the target's list (with no HP) until [`Volley::finish`].
@@ -48,8 +50,8 @@ const SORTED: usize = 32;
 #[derive(Default)]
 struct Scratch {
     nearest: Nearest,
-    waiting: Vec<Reverse<(u64, u32)>>,
-    heap: Vec<Reverse<(u64, u32)>>,
+    waiting: Vec<Reverse<u128>>,
+    heap: Vec<Reverse<u128>>,
     damaged: Vec<u32>,
 }
 
@@ -151,14 +153,14 @@ impl Volley {
             if shooters.len() <= SCAN {
                 waiting.extend(undamaged.map(|(i, m)| {
                     let d = nearest_squared(m.centre, shooters);
-                    Reverse((d.to_bits(), i as u32))
+                    Reverse(u128::from(d.to_bits()) << 32 | i as u128)
                 }));
             } else {
                 SCRATCH.with_borrow_mut(|s| {
                     s.nearest.rebuild(shooters.iter().map(|m| m.centre));
                     waiting.extend(undamaged.map(|(i, m)| {
                         let d = s.nearest.distance_squared(m.centre);
-                        Reverse((d.to_bits(), i as u32))
+                        Reverse(u128::from(d.to_bits()) << 32 | i as u128)
                     }));
                 });
             }
@@ -173,7 +175,8 @@ impl Volley {
             }
         }
         // Models wounded since they were ranked are dead (no damaged one is left).
-        while let Some(Reverse((_, i))) = self.waiting.pop().or_else(|| self.heap.pop()) {
+        while let Some(Reverse(key)) = self.waiting.pop().or_else(|| self.heap.pop()) {
+            let i = key as u32;
             if models[target][i as usize].hp == full {
                 return Some(i);
             }
