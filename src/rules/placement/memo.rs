@@ -118,9 +118,9 @@ impl Memo {
         let (h, len) = (hash(&self.key), self.key.len());
         // The spots follow the key, and the number asked for.
         let spots = |e: &[u64]| (e.len() - 3 - len) / 2;
-        let enough = |e: &Box<[u64]>| count <= spots(e) || spots(e) < e[2 + len] as usize;
+        let enough = |e: &[u64]| count <= spots(e) || spots(e) < e[2 + len] as usize;
         let known = self.spots.find(h, |e| same(e, h, &self.key));
-        if !known.is_some_and(enough) {
+        if !known.is_some_and(|e| enough(e)) {
             let asked = count.max(missing);
             self.search(field, anchors, radius, asked);
             let mut entry = Vec::with_capacity(3 + len + 2 * self.found.len());
