@@ -15,7 +15,7 @@ mod state_key;
 use super::placement::{Base, Memo};
 use super::plan::Plan;
 use crate::geometry::spatial::bounds;
-use crate::geometry::{any_within, boxes_decide_within, closest, Point, EPS};
+use crate::geometry::{any_within, closest, Point, Reach, EPS};
 use crate::metrics::UnitMetrics;
 
 /// Restrictions a command applies to its unit, as bits.
@@ -105,6 +105,8 @@ pub struct World {
     pub(crate) enemies: Vec<Base>,
     pub(crate) anchors: Vec<Point>,
     pub(crate) placed: Vec<Point>,
+    /// The tests of [`World::within`] made so far, by radii and distance (as bits).
+    reaches: Vec<([u64; 3], Reach)>,
     /// Rally placements searched before, for layouts that come again: not state (a search
     /// would find the same spots), and kept across trials, as the world is one plan's.
     memo: Memo,
@@ -143,6 +145,7 @@ impl World {
             anchors: Vec::new(),
             placed: Vec::new(),
             memo: Memo::default(),
+            reaches: Vec::new(),
             turns: Default::default(),
         }
     }
@@ -198,7 +201,7 @@ impl World {
 
     /// Every unit's models, to damage or remove only, never to add or move: the trial is no
     /// longer pristine, and each unit's box, still holding its models, is kept (a box larger
-    /// than its models decides no differently, see [`boxes_decide_within`]).
+    /// than its models decides no differently, see [`boxes_decide_within`](crate::geometry::boxes_decide_within)).
     pub(crate) fn models_losing(&mut self, plan: &Plan) -> &mut [Vec<Model>] {
         self.materialize(plan);
         self.pristine = false;
@@ -292,7 +295,7 @@ impl World {
 
     /// Whether the closest models of units `a` and `b` are within `reach` of each other,
     /// edge to edge: `unit_distance(a, b) <= reach + EPS`, the same answer, from the units'
-    /// boxes alone whenever they decide it (see [`boxes_decide_within`]). Lists the models as
+    /// boxes alone whenever they decide it (see [`boxes_decide_within`](crate::geometry::boxes_decide_within)). Lists the models as
     /// [`World::unit_distance`] does.
     pub fn units_within(&mut self, plan: &Plan, a: usize, b: usize, reach: f64) -> bool {
         if self.pristine && plan.fast_paths() {
@@ -303,7 +306,8 @@ impl World {
         let (Some(box_a), Some(box_b)) = (self.unit_box(a), self.unit_box(b)) else {
             return false;
         };
-        if let Some(answer) = boxes_decide_within(box_a, ua.radius(), box_b, ub.radius(), reach) {
+        let test = self.within(ua.radius(), ub.radius(), reach);
+        if let Some(answer) = test.decide_boxes(box_a, box_b) {
             return answer;
         }
         self.unit_distance(plan, a, b) <= reach + EPS
@@ -327,17 +331,33 @@ impl World {
             let Some(their_box) = self.unit_box(e) else {
                 return false;
             };
-            boxes_decide_within(my_box, me.radius(), their_box, other.radius(), inches)
-                .unwrap_or_else(|| {
-                    any_within(
-                        self.models[unit].iter().map(|m| m.centre),
-                        me.radius(),
-                        self.models[e].iter().map(|m| m.centre),
-                        other.radius(),
-                        inches,
-                    )
-                })
+            let test = self.within(me.radius(), other.radius(), inches);
+            test.decide_boxes(my_box, their_box).unwrap_or_else(|| {
+                any_within(
+                    self.models[unit].iter().map(|m| m.centre),
+                    me.radius(),
+                    self.models[e].iter().map(|m| m.centre),
+                    other.radius(),
+                    inches,
+                )
+            })
         })
+    }
+
+    /// The test "within `d`, edge to edge" on bases of radii `ra` and `rb`, made once: its
+    /// [`Reach::decide_boxes`] is [`boxes_decide_within`](crate::geometry::boxes_decide_within), bit for bit (the same expression,
+    /// without its two square roots whenever the squared distances are off the boundary).
+    fn within(&mut self, ra: f64, rb: f64, d: f64) -> Reach {
+        let key = [ra.to_bits(), rb.to_bits(), d.to_bits()];
+        if let Some(&(_, test)) = self.reaches.iter().find(|(k, _)| *k == key) {
+            return test;
+        }
+        if self.reaches.len() >= 64 {
+            self.reaches.clear();
+        }
+        let test = Reach::within(ra, rb, d);
+        self.reaches.push((key, test));
+        test
     }
 
     /// A box around `unit`'s models, which must be listed (`None` when it has none: a box

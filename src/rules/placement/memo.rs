@@ -119,37 +119,37 @@ impl Memo {
         // The spots follow the key, and the number asked for.
         let spots = |e: &[u64]| (e.len() - 3 - len) / 2;
         let enough = |e: &[u64]| count <= spots(e) || spots(e) < e[2 + len] as usize;
-        let known = self.spots.find(h, |e| same(e, h, &self.key));
-        if !known.is_some_and(|e| enough(e)) {
-            let asked = count.max(missing);
-            self.search(field, anchors, radius, asked);
-            let mut entry = Vec::with_capacity(3 + len + 2 * self.found.len());
-            entry.extend([h, len as u64]);
-            entry.extend_from_slice(&self.key);
-            entry.push(asked as u64);
-            entry.extend(
-                self.found
-                    .iter()
-                    .flat_map(|p| [p.x.to_bits(), p.y.to_bits()]),
-            );
-            if self.spots.len() >= LIMIT {
-                self.spots.clear();
-            }
-            match self.spots.find_mut(h, |e| same(e, h, &self.key)) {
-                Some(e) => *e = entry.into(),
-                None => {
-                    self.spots.insert_unique(h, entry.into(), |e| e[0]);
+        let copy = |e: &[u64], out: &mut Vec<Point>| {
+            let n = count.min(spots(e));
+            let xys = e[3 + len..][..2 * n].chunks_exact(2);
+            out.extend(xys.map(|xy| Point::new(f64::from_bits(xy[0]), f64::from_bits(xy[1]))));
+        };
+        match self.spots.find(h, |e| same(e, h, &self.key)) {
+            Some(e) if enough(e) => copy(e, out),
+            _ => {
+                let asked = count.max(missing);
+                self.search(field, anchors, radius, asked);
+                let mut entry = Vec::with_capacity(3 + len + 2 * self.found.len());
+                entry.extend([h, len as u64]);
+                entry.extend_from_slice(&self.key);
+                entry.push(asked as u64);
+                entry.extend(
+                    self.found
+                        .iter()
+                        .flat_map(|p| [p.x.to_bits(), p.y.to_bits()]),
+                );
+                copy(&entry, out);
+                if self.spots.len() >= LIMIT {
+                    self.spots.clear();
+                }
+                match self.spots.find_mut(h, |e| same(e, h, &self.key)) {
+                    Some(e) => *e = entry.into(),
+                    None => {
+                        self.spots.insert_unique(h, entry.into(), |e| e[0]);
+                    }
                 }
             }
         }
-        let e = self.spots.find(h, |e| same(e, h, &self.key));
-        let e = e.expect("remembered above");
-        let n = count.min(spots(e));
-        out.extend(
-            e[3 + len..][..2 * n]
-                .chunks_exact(2)
-                .map(|xy| Point::new(f64::from_bits(xy[0]), f64::from_bits(xy[1]))),
-        );
     }
 
     /// The search itself, the unit's own bases the only ones on the table: its spots in
