@@ -201,7 +201,8 @@ impl World {
 
     /// Every unit's models, to damage or remove only, never to add or move: the trial is no
     /// longer pristine, and each unit's box, still holding its models, is kept (a box larger
-    /// than its models decides no differently, see [`boxes_decide_within`](crate::geometry::boxes_decide_within)).
+    /// than its models decides no differently, see
+    /// [`boxes_decide_within`](crate::geometry::boxes_decide_within)).
     pub(crate) fn models_losing(&mut self, plan: &Plan) -> &mut [Vec<Model>] {
         self.materialize(plan);
         self.pristine = false;
@@ -295,7 +296,8 @@ impl World {
 
     /// Whether the closest models of units `a` and `b` are within `reach` of each other,
     /// edge to edge: `unit_distance(a, b) <= reach + EPS`, the same answer, from the units'
-    /// boxes alone whenever they decide it (see [`boxes_decide_within`](crate::geometry::boxes_decide_within)). Lists the models as
+    /// boxes alone whenever they decide it (see
+    /// [`boxes_decide_within`](crate::geometry::boxes_decide_within)). Lists the models as
     /// [`World::unit_distance`] does.
     pub fn units_within(&mut self, plan: &Plan, a: usize, b: usize, reach: f64) -> bool {
         if self.pristine && plan.fast_paths() {
@@ -345,8 +347,9 @@ impl World {
     }
 
     /// The test "within `d`, edge to edge" on bases of radii `ra` and `rb`, made once: its
-    /// [`Reach::decide_boxes`] is [`boxes_decide_within`](crate::geometry::boxes_decide_within), bit for bit (the same expression,
-    /// without its two square roots whenever the squared distances are off the boundary).
+    /// [`Reach::decide_boxes`] is [`boxes_decide_within`](crate::geometry::boxes_decide_within),
+    /// bit for bit (the same expression, without its two square roots whenever the squared
+    /// distances are off the boundary).
     fn within(&mut self, ra: f64, rb: f64, d: f64) -> Reach {
         let key = [ra.to_bits(), rb.to_bits(), d.to_bits()];
         if let Some(&(_, test)) = self.reaches.iter().find(|(k, _)| *k == key) {
