@@ -15,8 +15,10 @@ use crate::geometry::{Battlefield, Point};
 use hashbrown::HashTable;
 use std::hash::Hasher;
 
-/// Searches remembered before the memo starts afresh: a bound on memory, never on answers.
-const LIMIT: usize = 1 << 16;
+/// Words of searches remembered (2 MiB) before the memo starts afresh: a bound on memory,
+/// never on answers. Each plan's world has its own, and a sweep or a roster joins many plans
+/// on every worker.
+const LIMIT: usize = 1 << 18;
 
 /// One table's remembered placements (a memo belongs to one scenario's world).
 #[derive(Debug, Clone, Default)]
@@ -27,6 +29,8 @@ pub struct Memo {
     /// Fewer spots than asked means the search ran out of candidates, and no count asks for
     /// more.
     spots: HashTable<Box<[u64]>>,
+    /// The words in `spots`.
+    words: usize,
     /// How far from an anchor a base of a given kind can bar a candidate: (the placed
     /// radius's bits, the base's radius's bits, whether an enemy) and the distance.
     reaches: Vec<(u64, u64, bool, f64)>,
@@ -139,11 +143,16 @@ impl Memo {
                         .flat_map(|p| [p.x.to_bits(), p.y.to_bits()]),
                 );
                 copy(&entry, out);
-                if self.spots.len() >= LIMIT {
+                if self.words + entry.len() > LIMIT {
                     self.spots.clear();
+                    self.words = 0;
                 }
+                self.words += entry.len();
                 match self.spots.find_mut(h, |e| same(e, h, &self.key)) {
-                    Some(e) => *e = entry.into(),
+                    Some(e) => {
+                        self.words -= e.len();
+                        *e = entry.into();
+                    }
                     None => {
                         self.spots.insert_unique(h, entry.into(), |e| e[0]);
                     }
