@@ -1127,7 +1127,7 @@ impl Next {
 /// configs/exchange-rally.toml's run. Keys come from the rules, not from users, so hash
 /// flooding is no concern.
 #[derive(Default, Clone)]
-struct WordHasher(u64);
+pub struct WordHasher(u64);
 
 impl Hasher for WordHasher {
     fn finish(&self) -> u64 {

@@ -8,6 +8,10 @@
 //! search resumes where the last one stopped: placing k models is the first k of placing
 //! k + 1, which the fast path relies on.
 
+mod memo;
+
+pub use memo::Memo;
+
 use crate::geometry::spatial::{bounds, Grid};
 use crate::geometry::{slack, Battlefield, Point, Reach, EPS};
 use crate::scenario::Scenario;
@@ -609,7 +613,7 @@ mod tests {
     }
 
     /// The search as first written, one candidate at a time against every base: the oracle.
-    fn place_as_stated(
+    pub(super) fn place_as_stated(
         around: &Surroundings<'_>,
         anchors: &[Point],
         radius: f64,

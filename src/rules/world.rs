@@ -12,10 +12,10 @@
 
 mod state_key;
 
-use super::placement::Base;
+use super::placement::{Base, Memo};
 use super::plan::Plan;
 use crate::geometry::spatial::bounds;
-use crate::geometry::{any_within, boxes_decide_within, closest, Point, EPS};
+use crate::geometry::{any_within, closest, Point, Reach, EPS};
 use crate::metrics::UnitMetrics;
 
 /// Restrictions a command applies to its unit, as bits.
@@ -92,6 +92,8 @@ pub struct World {
     pristine: bool,
     /// How each unit's models are known.
     layouts: Vec<Layout>,
+    /// Every layout is `Materialized`: read on every wound, so it answers without a loop.
+    listed: bool,
     /// Each unit's models; unit i's are valid only when `layouts[i]` is `Materialized`.
     models: Vec<Vec<Model>>,
     /// Each listed unit's box around its models' centres (`None`: it has none), known when
@@ -103,6 +105,11 @@ pub struct World {
     pub(crate) enemies: Vec<Base>,
     pub(crate) anchors: Vec<Point>,
     pub(crate) placed: Vec<Point>,
+    /// The tests of [`World::within`] made so far, by radii and distance (as bits).
+    reaches: Vec<([u64; 3], Reach)>,
+    /// Rally placements searched before, for layouts that come again: not state (a search
+    /// would find the same spots), and kept across trials, as the world is one plan's.
+    memo: Memo,
     /// An engagement's round: whose turn it is and, per side, the next unit to consider.
     pub(crate) turns: super::engagement::schedule::Turns,
 }
@@ -126,6 +133,7 @@ impl World {
             round: 1,
             pristine: true,
             layouts: vec![Layout::Initial; units.len()],
+            listed: false,
             models: units
                 .iter()
                 .map(|u| Vec::with_capacity(u.size as usize))
@@ -136,6 +144,8 @@ impl World {
             enemies: Vec::new(),
             anchors: Vec::new(),
             placed: Vec::new(),
+            memo: Memo::default(),
+            reaches: Vec::new(),
             turns: Default::default(),
         }
     }
@@ -152,6 +162,7 @@ impl World {
             state.defending = false;
         }
         self.layouts.fill(Layout::Initial);
+        self.listed = false;
         self.boxed.fill(false);
         self.pristine = true;
         self.round = round;
@@ -190,11 +201,35 @@ impl World {
 
     /// Every unit's models, to damage or remove only, never to add or move: the trial is no
     /// longer pristine, and each unit's box, still holding its models, is kept (a box larger
-    /// than its models decides no differently, see [`boxes_decide_within`]).
+    /// than its models decides no differently, see
+    /// [`boxes_decide_within`](crate::geometry::boxes_decide_within)).
     pub(crate) fn models_losing(&mut self, plan: &Plan) -> &mut [Vec<Model>] {
         self.materialize(plan);
         self.pristine = false;
         &mut self.models
+    }
+
+    /// Adds a model of full HP to `unit` at each spot of `placed`: the trial is no longer
+    /// pristine. Only this unit's box changes, grown to hold the spots when known (the
+    /// smallest and largest coordinates of all its models, as [`bounds`] would give them, or
+    /// a box kept from before losses that holds them all), so the other boxes are kept.
+    pub(crate) fn restore_placed(&mut self, plan: &Plan, unit: usize) {
+        self.materialize(plan);
+        self.pristine = false;
+        let hp = plan.scenario().units[unit].hp;
+        let models = &mut self.models[unit];
+        // A box kept from before the last model fell holds no model that is left.
+        let known = self.boxed[unit] && !models.is_empty();
+        models.extend(self.placed.iter().map(|&centre| Model { centre, hp }));
+        match (self.boxes[unit], bounds(self.placed.iter().copied())) {
+            (Some((lo, hi)), Some((plo, phi))) if known => {
+                self.boxes[unit] = Some((
+                    Point::new(lo.x.min(plo.x), lo.y.min(plo.y)),
+                    Point::new(hi.x.max(phi.x), hi.y.max(phi.y)),
+                ));
+            }
+            _ => self.boxed[unit] = false,
+        }
     }
 
     /// A pristine unit's models become its starting models, then the first `first` of its
@@ -203,11 +238,20 @@ impl World {
     pub(crate) fn rallied_from_start(&mut self, unit: usize, first: u32, second: u32) {
         debug_assert!(self.pristine);
         self.layouts[unit] = Layout::Rallied { first, second };
+        self.listed = false;
         self.boxed[unit] = false;
         self.pristine = false;
     }
 
+    #[inline]
     fn materialize(&mut self, plan: &Plan) {
+        if !self.listed {
+            self.list(plan);
+        }
+    }
+
+    fn list(&mut self, plan: &Plan) {
+        self.listed = true;
         for (i, (layout, models)) in self.layouts.iter_mut().zip(&mut self.models).enumerate() {
             if *layout == Layout::Materialized {
                 continue;
@@ -252,7 +296,8 @@ impl World {
 
     /// Whether the closest models of units `a` and `b` are within `reach` of each other,
     /// edge to edge: `unit_distance(a, b) <= reach + EPS`, the same answer, from the units'
-    /// boxes alone whenever they decide it (see [`boxes_decide_within`]). Lists the models as
+    /// boxes alone whenever they decide it (see
+    /// [`boxes_decide_within`](crate::geometry::boxes_decide_within)). Lists the models as
     /// [`World::unit_distance`] does.
     pub fn units_within(&mut self, plan: &Plan, a: usize, b: usize, reach: f64) -> bool {
         if self.pristine && plan.fast_paths() {
@@ -263,7 +308,8 @@ impl World {
         let (Some(box_a), Some(box_b)) = (self.unit_box(a), self.unit_box(b)) else {
             return false;
         };
-        if let Some(answer) = boxes_decide_within(box_a, ua.radius(), box_b, ub.radius(), reach) {
+        let test = self.within(ua.radius(), ub.radius(), reach);
+        if let Some(answer) = test.decide_boxes(box_a, box_b) {
             return answer;
         }
         self.unit_distance(plan, a, b) <= reach + EPS
@@ -287,17 +333,34 @@ impl World {
             let Some(their_box) = self.unit_box(e) else {
                 return false;
             };
-            boxes_decide_within(my_box, me.radius(), their_box, other.radius(), inches)
-                .unwrap_or_else(|| {
-                    any_within(
-                        self.models[unit].iter().map(|m| m.centre),
-                        me.radius(),
-                        self.models[e].iter().map(|m| m.centre),
-                        other.radius(),
-                        inches,
-                    )
-                })
+            let test = self.within(me.radius(), other.radius(), inches);
+            test.decide_boxes(my_box, their_box).unwrap_or_else(|| {
+                any_within(
+                    self.models[unit].iter().map(|m| m.centre),
+                    me.radius(),
+                    self.models[e].iter().map(|m| m.centre),
+                    other.radius(),
+                    inches,
+                )
+            })
         })
+    }
+
+    /// The test "within `d`, edge to edge" on bases of radii `ra` and `rb`, made once: its
+    /// [`Reach::decide_boxes`] is [`boxes_decide_within`](crate::geometry::boxes_decide_within),
+    /// bit for bit (the same expression, without its two square roots whenever the squared
+    /// distances are off the boundary).
+    fn within(&mut self, ra: f64, rb: f64, d: f64) -> Reach {
+        let key = [ra.to_bits(), rb.to_bits(), d.to_bits()];
+        if let Some(&(_, test)) = self.reaches.iter().find(|(k, _)| *k == key) {
+            return test;
+        }
+        if self.reaches.len() >= 64 {
+            self.reaches.clear();
+        }
+        let test = Reach::within(ra, rb, d);
+        self.reaches.push((key, test));
+        test
     }
 
     /// A box around `unit`'s models, which must be listed (`None` when it has none: a box
@@ -312,6 +375,48 @@ impl World {
             self.boxed[unit] = true;
         }
         self.boxes[unit]
+    }
+
+    /// Puts in `placed` the spots of up to `count` models restored around `unit`'s models,
+    /// remembered or searched once for every missing model, when its placement depends on
+    /// its own models alone: no `chain`, and every other unit too far to bar a candidate.
+    /// False, `placed` left empty, when it may depend on more.
+    pub(crate) fn remembered_spots(&mut self, plan: &Plan, unit: usize, count: usize) -> bool {
+        self.placed.clear();
+        let scenario = plan.scenario();
+        if scenario.options.rally_chain {
+            return false;
+        }
+        self.materialize(plan);
+        let me = &scenario.units[unit];
+        let Some(own) = self.unit_box(unit) else {
+            return false;
+        };
+        for (o, other) in scenario.units.iter().enumerate() {
+            let Some(theirs) = self.unit_box(o).filter(|_| o != unit) else {
+                continue;
+            };
+            let enemy = other.side != me.side;
+            if !self
+                .memo
+                .bars_none(own, me.radius(), theirs, other.radius(), enemy)
+            {
+                return false;
+            }
+        }
+        self.anchors.clear();
+        self.anchors
+            .extend(self.models[unit].iter().map(|m| m.centre));
+        let missing = (me.size - self.units[unit].alive) as usize;
+        self.memo.place(
+            &scenario.battlefield,
+            unit,
+            &self.anchors,
+            me.radius(),
+            (count, missing),
+            &mut self.placed,
+        );
+        true
     }
 
     /// Fills the reusable buffers for placement around `unit`: `bases` (every model),
@@ -426,9 +531,22 @@ command = "rally"
                 }
             }
             // Then again after models are lost, the boxes kept from before (larger than the
-            // models left).
-            for lost in [false, true] {
-                if lost {
+            // models left), and after models are restored, the boxes grown to hold them.
+            for phase in 0..3 {
+                if phase == 2 {
+                    for u in 0..3 {
+                        world.placed.clear();
+                        for _ in 0..rng.next_u64() % 4 {
+                            let mut c = |o: f64| o + (rng.next_u64() % 33) as f64 * 0.5;
+                            world
+                                .placed
+                                .push(Point::new(c(4.0), c(4.0 + 3.0 * u as f64)));
+                        }
+                        world.units[u].alive += world.placed.len() as u32;
+                        world.restore_placed(&plan, u);
+                    }
+                }
+                if phase == 1 {
                     for (u, models) in world.models_losing(&plan).iter_mut().enumerate() {
                         // Unit `b` loses every model every third round.
                         let gone = if u == 1 && round % 3 == 0 {

@@ -12,7 +12,7 @@ pub use prepared::Prepared;
 
 use super::placement::{self, Surroundings};
 use super::plan::Plan;
-use super::world::{Model, Restrictions, World};
+use super::world::{Restrictions, World};
 use crate::engine::Draws;
 
 /// The restrictions Rally applies, and any of which bars it (seed 003): named one by one, so
@@ -90,29 +90,28 @@ fn one_use<'p, D: Draws<'p>>(plan: &'p Plan, world: &mut World, unit: usize, dra
     if successes == 0 {
         return;
     }
-    world.gather_bases(plan, unit);
-    let around = Surroundings {
-        field: &plan.scenario().battlefield,
-        bases: &world.bases,
-        enemies: &world.enemies,
-    };
-    let chain = plan.scenario().options.rally_chain;
-    placement::place_into(
-        &around,
-        &mut world.anchors,
-        u.radius(),
-        successes as usize,
-        chain,
-        &mut world.placed,
-    );
+    if !world.remembered_spots(plan, unit, successes as usize) {
+        world.gather_bases(plan, unit);
+        let around = Surroundings {
+            field: &plan.scenario().battlefield,
+            bases: &world.bases,
+            enemies: &world.enemies,
+        };
+        let chain = plan.scenario().options.rally_chain;
+        placement::place_into(
+            &around,
+            &mut world.anchors,
+            u.radius(),
+            successes as usize,
+            chain,
+            &mut world.placed,
+        );
+    }
     if world.placed.is_empty() {
         return;
     }
     let restored = world.placed.len() as u32;
-    // Taken out and put back so the buffer outlives the borrow of the models, unallocated.
-    let placed = std::mem::take(&mut world.placed);
-    world.models_mut(plan)[unit].extend(placed.iter().map(|&centre| Model { centre, hp: u.hp }));
-    world.placed = placed;
+    world.restore_placed(plan, unit);
     let state = &mut world.units[unit];
     state.alive += restored;
     state.restored += restored;
