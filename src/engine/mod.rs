@@ -35,7 +35,7 @@ pub const CHUNK_SIZE: u64 = 1 << 16;
 
 /// A run of at least this many chunks per thread plays its first chunk alone and starts its
 /// other workers from the trees it grew ([`resume`]).
-const SEED_CHUNKS: u64 = 8;
+const SEED_CHUNKS: u64 = 32;
 
 /// When `--precision` is given, the run stops early only after these many chunks (then every
 /// doubling), so that where it stops depends on the data alone, not on timing.
