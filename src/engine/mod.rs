@@ -966,19 +966,7 @@ mod tests {
             // Pauses early in the first chunk (among lanes), in the middle and near its end.
             let monitor = Monitor::default();
             let trial = pauser(&monitor.pause, vec![1, 7, 20_001, 40_003, 65_000]);
-            let mut saved = Vec::new();
-            let all = resume(
-                &trial,
-                &spec(trials, 1),
-                &monitor,
-                Progress::start(&trial),
-                &mut |p| {
-                    if !p.begun.is_empty() {
-                        saved.push(p.clone());
-                    }
-                },
-            )
-            .unwrap();
+            let (all, saved) = play_saving_pauses(&trial, &spec(trials, 1), &monitor);
             assert_eq!(
                 all.gathered, whole.gathered,
                 "{arms} arm(s), memo {memoise}"
@@ -1071,20 +1059,8 @@ mod tests {
             .unwrap();
             let monitor = Monitor::default();
             let trial = pauser(&monitor.pause, vec![3, 9_001, 30_000], 2, memoise);
-            let mut saved = Vec::new();
             // Four threads: the chunk is played in four pieces of four lanes.
-            let all = resume(
-                &trial,
-                &spec(trials, 4),
-                &monitor,
-                Progress::start(&trial),
-                &mut |p| {
-                    if !p.begun.is_empty() {
-                        saved.push(p.clone());
-                    }
-                },
-            )
-            .unwrap();
+            let (all, saved) = play_saving_pauses(&trial, &spec(trials, 4), &monitor);
             assert_eq!(all.gathered, whole.gathered, "memo {memoise}");
             assert!(!saved.is_empty(), "memo {memoise}: no pause");
             for p in saved {
@@ -1109,6 +1085,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Plays `trial` to its end, keeping the progress at each pause that left a chunk begun.
+    fn play_saving_pauses(
+        trial: &Pauser<'_>,
+        spec: &RunSpec,
+        monitor: &Monitor,
+    ) -> (Outcome, Vec<Progress>) {
+        let mut saved = Vec::new();
+        let all = resume(trial, spec, monitor, Progress::start(trial), &mut |p| {
+            if !p.begun.is_empty() {
+                saved.push(p.clone());
+            }
+        })
+        .unwrap();
+        (all, saved)
     }
 
     fn pauser(pause: &AtomicBool, pauses: Vec<u64>, arms: usize, memoise: bool) -> Pauser<'_> {
