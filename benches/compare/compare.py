@@ -420,8 +420,9 @@ def cost_group(ctx, n, threads):
         ("shipped roster, 25 matchups + fair points (configs/roster.toml)",
          os.path.join(ctx.root, "configs", "roster.toml"), "first.alive", n["rs"], None, 25),
     ]
-    # The exact engine is not asked of these: their states are too many to count quickly.
-    no_exact = ("run-duel.toml", "roster-exchange.toml", "roster.toml")
+    # The exact engine is not asked of these: their states are too many to count quickly
+    # (exchange-rally's grow for minutes, to half the machine's memory, before it refuses).
+    no_exact = ("exchange-rally.toml", "run-duel.toml", "roster-exchange.toml", "roster.toml")
     for label, file, metric, trials, closed, per_trial in rows:
         mean = None if file.endswith(no_exact) else exact_mean_of(ctx, file, metric)
         if mean is None and closed is not None:
