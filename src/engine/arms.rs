@@ -473,7 +473,7 @@ impl Arms {
             // trials end, would hold the lookups after it until its own came back).
             for l in &mut self.longer[..live] {
                 l.word = l.stream.next_u64();
-                tree.prefetch(l.at, l.word);
+                tree.prefetch(l.at);
             }
             for l in &mut self.longer[..live] {
                 l.at = tree.advance(l.at, l.word);

@@ -41,8 +41,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+mod hops;
 mod rounds;
 
+use hops::Hops;
 use rounds::Records;
 
 /// Bounds on a worker's graphs, so that a run's memory stays within tens of megabytes however
@@ -204,6 +206,8 @@ pub struct Tree<'t> {
     remember: bool,
     root: Entry,
     branches: Vec<Branch<'t>>,
+    /// The branches as the walks of arms step through them ([`hops`]).
+    hops: Hops<'t>,
     children: Vec<Entry>,
     /// `GUIDE_LEN` entries per branch, by a word's top bits, then one spare entry so a
     /// vector gather of 32 bits at the last entry stays inside. Only the first `MAX_GUIDED`
@@ -264,6 +268,7 @@ impl<'t> Tree<'t> {
             remember,
             root: UNSEEN,
             branches: Vec::new(),
+            hops: Hops::default(),
             children: Vec::new(),
             guides: Vec::new(),
             rows: Vec::new(),
@@ -991,6 +996,7 @@ impl<'t> Tree<'t> {
                 .resize((self.branches.len() + 1) * GUIDE_LEN + 1, GUIDE_SLOW);
         }
         self.branches.push(Branch { draw, first, depth });
+        self.hops.push(draw, first);
         Some(self.branches.len() as Entry - 1)
     }
 
@@ -1053,24 +1059,15 @@ impl<'t> Tree<'t> {
         let open = e < LEAF;
         // A place that is not a branch steps from the first branch, and keeps where it is:
         // whether it is open is never branched on.
-        let next = self.child(Entry::from(open) * e, w);
+        let next = self.hops.child(Entry::from(open) * e, w, &self.children);
         Cursor(std::hint::select_unpredictable(open, next, e))
     }
 
-    /// Asks for the guide entry [`advance`](Self::advance) reads at `at` for word `w`, so
-    /// that the lookups of many walks overlap; answers nothing and changes nothing.
+    /// Asks for what [`advance`](Self::advance) reads first at `at`, so that the steps of
+    /// many walks overlap; answers nothing and changes nothing.
     #[inline(always)]
-    pub fn prefetch(&self, at: Cursor, w: u64) {
-        let key = (at.0 as usize) << GUIDE_BITS | (w >> (64 - GUIDE_BITS)) as usize;
-        #[cfg(target_arch = "x86_64")]
-        if let Some(g) = self.guides.get(key) {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // SAFETY: a prefetch reads nothing and cannot fault; the address is an entry of
-            // the guides all the same.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>((g as *const GuideEntry).cast()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+    pub fn prefetch(&self, at: Cursor) {
+        self.hops.prefetch(at.0);
     }
 
     /// The draw made at branch `branch` (named by a [`Next`]).
