@@ -43,9 +43,11 @@ use std::hash::{BuildHasherDefault, Hasher};
 mod avx512;
 mod hops;
 mod rounds;
+mod states;
 
 use hops::Hops;
 use rounds::Records;
+use states::States;
 
 /// Bounds on a worker's graphs, so that a run's memory stays within tens of megabytes however
 /// many states its trials reach: branches and their children (about 1 and 16 MB at most),
@@ -238,7 +240,7 @@ pub struct Tree<'t> {
     grown: usize,
     /// The node reached right after each state the trial announced ([`Draws::at_state`]), by
     /// its key: the number of draws made before it, then the words the trial wrote.
-    states: HashMap<Box<[u64]>, Entry, BuildHasherDefault<WordHasher>>,
+    states: States,
     /// Words held by the keys of `states`, at most its share of `MAX_STATE_WORDS`.
     state_words: usize,
     /// The states announced by the trial being recorded: where each key ends in `keys` (it
@@ -281,7 +283,7 @@ impl<'t> Tree<'t> {
             tally: Vec::new(),
             depth_mass: Vec::new(),
             grown: 0,
-            states: HashMap::default(),
+            states: States::default(),
             state_words: 0,
             marks: Vec::new(),
             keys: Vec::new(),
@@ -734,7 +736,7 @@ impl<'t> Tree<'t> {
                         || (n < LEAF && self.records.has(n, self.records.marks_at(i)))
                 };
                 let known = (here.clone())
-                    .find_map(|key| self.states.get(key).copied())
+                    .find_map(|key| self.states.get(key))
                     .filter(|&n| joins(n));
                 let node = match known {
                     Some(node) => node,
@@ -761,10 +763,9 @@ impl<'t> Tree<'t> {
                 // A node known before has its states known (or the map was full).
                 for key in here {
                     if self.state_words + key.len() <= self.bounds.state_words
-                        && !self.states.contains_key(key)
+                        && self.states.add(key, e)
                     {
                         self.state_words += key.len();
-                        self.states.insert(key.into(), e);
                     }
                 }
             }
