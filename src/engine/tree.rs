@@ -991,6 +991,13 @@ impl<'t> Tree<'t> {
         let first = self.children.len() as u32;
         self.children
             .resize(self.children.len() + draw.outcomes(), UNSEEN);
+        if self.guides.is_empty() {
+            // Room for every guide the graph may have, taken once: grown by doubling, the
+            // guides (megabytes in a large graph) were copied over and over, a twentieth of
+            // configs/run-duel.toml's run at 1e6 trials (perf). Pages not written stay free.
+            let guided = self.bounds.branches.min(MAX_GUIDED);
+            self.guides.reserve_exact(guided * GUIDE_LEN + 1);
+        }
         if self.branches.len() < MAX_GUIDED {
             // The spare entry at the end becomes the new guide's first.
             self.guides
