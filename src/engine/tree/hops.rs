@@ -115,14 +115,14 @@ mod tests {
         let mut children = Vec::new();
         // Each draw twice, so that branches share a table.
         for draw in draws.iter().chain(&draws) {
-            hops.push(*draw, children.len() as u32);
-            children
-                .extend((0..draw.outcomes() as Entry).map(|k| 1000 * children.len() as Entry + k));
+            let first = children.len() as Entry;
+            hops.push(*draw, first);
+            children.extend((0..draw.outcomes() as Entry).map(|k| 1000 * first + k));
         }
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
         for (b, draw) in draws.iter().chain(&draws).enumerate() {
             let first = hops.hops[b].first as usize;
-            let mut words: Vec<u64> = (0..2000).map(|_| rng.random()).collect();
+            let mut words: Vec<u64> = (0..2000).map(|_| rng.next_u64()).collect();
             for byte in 0..=255u64 {
                 let low = byte << 56;
                 words.extend([low, low.wrapping_sub(1), low + 1]);
