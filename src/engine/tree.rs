@@ -221,6 +221,8 @@ pub struct Tree<'t> {
     /// Each leaf by its row and tail, hashed as state keys are: looked up for every path
     /// recorded, where the default hasher took 1.6% of configs/run-duel.toml (perf, 2 threads).
     row_leaf: HashMap<Vec<i64>, u32, BuildHasherDefault<WordHasher>>,
+    /// The row of the leaf looked up last ([`Tree::leaf`]).
+    leaf_row: Vec<i64>,
     /// The words of the trial being walked or replayed.
     words: Vec<u64>,
     record: Vec<(Draw<'t>, u32)>,
@@ -275,6 +277,7 @@ impl<'t> Tree<'t> {
             guides: Vec::new(),
             rows: Vec::new(),
             row_leaf: HashMap::default(),
+            leaf_row: Vec::new(),
             words: Vec::new(),
             record: Vec::new(),
             flat: Vec::new(),
@@ -1011,11 +1014,17 @@ impl<'t> Tree<'t> {
     /// The leaf of the row `out` writes, added if new (`None` when the tree is full).
     fn leaf(&mut self, out: &[i64]) -> Option<u32> {
         // Leaves of a row apart by their tails ([`rounds`]): the records after the last draw.
-        let mut row: Vec<i64> = self.slots.iter().map(|&s| out[s]).collect();
+        // Built where the last one was: most rows are known, and need no vector of their own.
+        let mut row = std::mem::take(&mut self.leaf_row);
+        row.clear();
+        row.extend(self.slots.iter().map(|&s| out[s]));
         let width = row.len();
         row.extend_from_slice(self.records.tail());
-        if let Some(&leaf) = self.row_leaf.get(&row) {
-            return Some(leaf);
+        let known = self.row_leaf.get(&row).copied();
+        self.leaf_row = row;
+        let row = &self.leaf_row;
+        if known.is_some() {
+            return known;
         }
         if self.row_leaf.len() >= self.bounds.leaves
             || self.rows.len() + row.len() > self.bounds.leaf_words
@@ -1025,7 +1034,7 @@ impl<'t> Tree<'t> {
         let leaf = self.row_leaf.len() as u32;
         self.rows.extend_from_slice(&row[..width]);
         self.records.add_leaf(&row[width..]);
-        self.row_leaf.insert(row, leaf);
+        self.row_leaf.insert(row.clone(), leaf);
         Some(leaf)
     }
 
