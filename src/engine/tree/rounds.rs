@@ -27,6 +27,24 @@ const LOG: usize = 1024;
 /// A branch without marks ([`Records::marks`]).
 const NO_MARKS: u32 = u32::MAX;
 
+/// The kind of `marks` among `kinds` (`NO_MARKS` for none), added if new.
+fn kind_of(
+    kinds: &mut Vec<Box<[i64]>>,
+    of: &mut HashMap<Box<[i64]>, u32>,
+    marks: Option<&[i64]>,
+) -> u32 {
+    let Some(marks) = marks else {
+        return NO_MARKS;
+    };
+    if let Some(&kind) = of.get(marks) {
+        return kind;
+    }
+    let kind = kinds.len() as u32;
+    kinds.push(marks.into());
+    of.insert(marks.into(), kind);
+    kind
+}
+
 /// One arm's records: where they go in the rows and how the graph counts them.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Records {
@@ -223,23 +241,20 @@ impl Records {
     /// Gives new branch `e` the marks of the path being inserted at depth `depth`.
     pub(super) fn mark_as_path(&mut self, e: Entry, depth: usize) {
         let range = self.pending.get(depth).filter(|r| !r.is_empty());
-        let kind = match range.map(|r| &self.pending_marks[r.clone()]) {
-            None => NO_MARKS,
-            Some(marks) => match self.kind_of.get(marks) {
-                Some(&kind) => kind,
-                None => {
-                    let kind = self.kinds.len() as u32;
-                    self.kinds.push(marks.into());
-                    self.kind_of.insert(marks.into(), kind);
-                    kind
-                }
-            },
-        };
-        self.mark(e, kind);
+        let marks = range.map(|r| &self.pending_marks[r.clone()]);
+        let kind = kind_of(&mut self.kinds, &mut self.kind_of, marks);
+        self.mark_kind(e, kind);
+    }
+
+    /// Gives new branch `e` the marks `marks`.
+    #[cfg(test)]
+    fn mark(&mut self, e: Entry, marks: Option<&[i64]>) {
+        let kind = kind_of(&mut self.kinds, &mut self.kind_of, marks);
+        self.mark_kind(e, kind);
     }
 
     /// Gives new branch `e` its marks, of kind `kind`.
-    fn mark(&mut self, e: Entry, kind: u32) {
+    fn mark_kind(&mut self, e: Entry, kind: u32) {
         let at = e as usize;
         if self.marks.len() <= at {
             self.marks.resize(at + 1, NO_MARKS);
@@ -502,7 +517,7 @@ mod tests {
         let trial = Totals::new(2, SuccessCount::new(1, Fraction::new(1, 2)), 0, 9, false);
         let mut records = super::Records::new(&trial, 0);
         for e in 0..200 {
-            records.mark(e, (e % 3 == 0).then(|| Box::from([0, i64::from(e)])));
+            records.mark(e, (e % 3 == 0).then_some(&[0, i64::from(e)][..]));
         }
         let mut expected = vec![0u64; 200];
         let mut x = 7u64;
@@ -589,7 +604,7 @@ mod tests {
         let trial = Totals::new(2, SuccessCount::new(1, Fraction::new(1, 2)), 0, 9, false);
         let mut records = super::Records::new(&trial, 0);
         for e in 0..200 {
-            records.mark(e, (e % 3 == 0).then(|| Box::from([0, 1])));
+            records.mark(e, (e % 3 == 0).then_some(&[0, 1][..]));
         }
         for e in 0..300 {
             assert_eq!(records.marked(e), e < 200 && e % 3 == 0, "branch {e}");

@@ -92,7 +92,10 @@ impl PartialEq for States {
 
 impl std::fmt::Debug for States {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let keys = self.table.iter().map(|k| (Self::words_of(&self.words, k), k.node));
+        let keys = self
+            .table
+            .iter()
+            .map(|k| (Self::words_of(&self.words, k), k.node));
         f.debug_map().entries(keys).finish()
     }
 }
