@@ -54,14 +54,17 @@ use states::States;
 /// guides for the first `MAX_GUIDED` branches (2 KB each; the others are stepped through
 /// their children, a few times slower), two copies of each leaf's metric row (at most
 /// `MAX_LEAF_WORDS` values), and the state keys (`MAX_STATE_WORDS` words, 8 MB, counted
-/// without the map's own memory). A worker keeps a graph per arm, and the arms share these
+/// without the table's own memory). A worker keeps a graph per arm, and the arms share these
 /// ([`Bounds::share`]): a sweep of a hundred points, or a card game of 256 pairs of
 /// orderings, would otherwise hold a hundred or 256 full graphs, growing with the trials.
 const MAX_BRANCHES: usize = 1 << 15;
 const MAX_CHILDREN: usize = 1 << 22;
 const MAX_LEAVES: usize = 1 << 16;
 const MAX_LEAF_WORDS: usize = 1 << 22;
-const MAX_GUIDED: usize = 1 << 12;
+/// Guides past the first 2,048 branches left the second-level cache: with 4,096,
+/// configs/run-duel.toml (7,700 branches) took about 5% more CPU time and the duels 16 MB
+/// more memory, and no other shipped scenario was faster (8,192 was slower still).
+const MAX_GUIDED: usize = 1 << 11;
 const MAX_STATE_WORDS: usize = 1 << 20;
 /// The most ways the bounds are divided: past this many arms each graph keeps this share,
 /// so that a graph can still learn a few paths (many arms of tiny graphs would play nearly
