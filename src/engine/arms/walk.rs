@@ -186,3 +186,117 @@ impl Arms {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::Arms;
+    use crate::engine::stream::LaneState;
+    use crate::engine::tree::{Next, Player, Tree};
+    use crate::engine::{Draws, Gathered, MetricName, Trial};
+    use rand::Rng;
+
+    /// Coin flips, a round each, until a head or `most` rounds: the tails at the end and,
+    /// as round records, the tails at each round's start (carried forward once it stops).
+    /// Paths of every length from one draw to well past the shared words, each branch
+    /// marked with its round's record.
+    struct Rounds {
+        names: Vec<MetricName>,
+        most: usize,
+    }
+
+    impl Rounds {
+        fn new(most: usize) -> Rounds {
+            let name = |round| MetricName {
+                arm: 0,
+                choice: String::new(),
+                name: "tails".into(),
+                round,
+            };
+            let mut names = vec![name(None)];
+            names.extend((0..=most as u32).map(|r| name(Some(r))));
+            Rounds { names, most }
+        }
+    }
+
+    impl Trial for Rounds {
+        type Scratch = ();
+        fn metrics(&self) -> &[MetricName] {
+            &self.names
+        }
+        fn arms(&self) -> usize {
+            1
+        }
+        fn pairs(&self) -> &[(usize, usize)] {
+            &[]
+        }
+        fn scratch(&self) {}
+        fn memoise(&self) -> bool {
+            true
+        }
+        fn play<'t, D: Draws<'t>>(&'t self, _: usize, _: &mut (), draws: &mut D, out: &mut [i64]) {
+            let mut tails = 0;
+            for round in 0..self.most {
+                out[1 + round] = tails;
+                draws.at_round(round as u32);
+                if draws.uniform(3) == 0 {
+                    out[2 + round..].fill(tails);
+                    out[0] = tails;
+                    return;
+                }
+                tails += 1;
+            }
+            out[1 + self.most] = tails;
+            out[0] = tails;
+        }
+    }
+
+    #[test]
+    fn the_walk_counts_the_passes_of_each_trial_walked_alone() {
+        let mut compared = (0, 0);
+        for (case, most) in [2, 5, 9, 16].into_iter().enumerate() {
+            let trial = Rounds::new(most);
+            let m = trial.metrics().len();
+            let mut tree = Tree::new(&trial, 0, true);
+            let mut player = Player::new(&trial);
+            let mut arms = Arms::new(&trial);
+            let mut lane = LaneState([case as u64 + 3, 5, 7, 11]);
+            for _ in 0..40 {
+                let len = arms.draw_block(&mut lane, 1 << 20, std::slice::from_ref(&tree));
+                if tree.start().open() {
+                    // The truth: each trial walked alone on its stream, a pass counted at
+                    // each step, and its passes taken back where the tree does not know
+                    // its path.
+                    let mut alone = tree.clone();
+                    let mut unknown = 0;
+                    for t in 0..len {
+                        let mut at = alone.start();
+                        let mut words = arms.streams[t].clone();
+                        while at.open() {
+                            at = alone.advance(at, words.next_u64());
+                            alone.pass(at);
+                        }
+                        if at.next() == Next::Unknown {
+                            let mut words = arms.streams[t].clone();
+                            alone.unpass(std::iter::from_fn(|| Some(words.next_u64())));
+                            unknown += 1;
+                        }
+                    }
+                    arms.alone_walks.clear();
+                    arms.walk_side_by_side(0, &mut tree, len);
+                    assert_eq!(arms.alone_walks.len(), unknown, "case {case}");
+                    let (mut got, mut truth) = (Gathered::empty(m, 0), Gathered::empty(m, 0));
+                    tree.drain_rounds(&mut got);
+                    alone.drain_rounds(&mut truth);
+                    assert_eq!(got, truth, "case {case}");
+                    compared.0 += truth.metrics.iter().map(|h| h.total()).sum::<u64>();
+                    compared.1 += unknown;
+                }
+                // Walked again, and grown: its passes are drained with the next block's.
+                arms.walk_arm(0, &mut tree, &mut player, len);
+            }
+        }
+        // Passes were counted (those of rounds past the first: the root's marks are counted
+        // at leaves), and trials met unknown, while the trees learn.
+        assert!(compared.0 > 50_000 && compared.1 > 500, "{compared:?}");
+    }
+}

@@ -52,7 +52,7 @@ impl<'t> Hops<'t> {
                 // first and last do.
                 let low = u64::from(byte) << 56;
                 let k = draw.result(low);
-                match k == draw.result(low | (1 << 56) - 1) {
+                match k == draw.result(low | ((1 << 56) - 1)) {
                     true => u8::try_from(k).unwrap_or(MIXED),
                     false => MIXED,
                 }
