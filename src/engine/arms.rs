@@ -7,13 +7,15 @@
 //! cell of their first words on a grid where each such arm's leaf is fixed ([`cells`]).
 
 mod cells;
+mod walk;
 
 use super::stream::{self, LaneState, Stream};
-use super::tree::{Cursor, LeafCounts, Next, Player, Tree, Walked};
+use super::tree::{LeafCounts, Next, Player, Tree, Walked};
 use super::{Gathered, Trial};
 use cells::{CellGrid, Shape};
 use rand::Rng;
 use std::collections::HashMap;
+use walk::Longer;
 
 /// An arm played in full: its metrics are in the player's row, not at a leaf.
 pub(crate) const PLAYED: u32 = u32::MAX;
@@ -103,15 +105,16 @@ impl PairCounts {
 pub(crate) struct Arms {
     /// Trials in a block.
     block: usize,
-    /// Each trial of the block's stream, and the first words it draws.
+    /// Each trial of the block's stream, the first words it draws, and its stream past them.
     streams: Vec<Stream>,
     words: Vec<[u64; SHARED_WORDS]>,
+    after: Vec<Stream>,
     /// The trials an arm's tree does not know the path of, walked alone.
     alone_walks: Vec<u32>,
     /// The trials of the block an arm walks past the shared words, and those of its trials
     /// its tree does not know, each with where the walk met it: its group, the step past
     /// the shared words (0 within them) and its place in the group.
-    longer: Vec<Longer>,
+    longer: Longer,
     unknown: Vec<(u32, u32, u32, u32)>,
     /// `ended[arm * block + t]`: where arm `arm` of the block's trial t ended, a leaf or
     /// [`PLAYED`].
@@ -143,16 +146,6 @@ pub(crate) struct Arms {
     drawn: u64,
     look_at: u64,
     grown: bool,
-}
-
-/// A trial walked past the shared words: where it stands, its stream and the word it draws
-/// next, its place in the block, and its group and place in the group.
-struct Longer {
-    at: Cursor,
-    stream: Stream,
-    word: u64,
-    t: u32,
-    order: (u32, u32),
 }
 
 /// A pair of arms whose metrics are compared, with its trials counted by pair of leaves.
@@ -205,9 +198,10 @@ impl Arms {
         Arms {
             block,
             streams: Vec::with_capacity(block),
+            after: Vec::with_capacity(block),
             words: vec![[0; SHARED_WORDS]; block],
             alone_walks: Vec::with_capacity(block),
-            longer: Vec::with_capacity(block),
+            longer: Longer::default(),
             unknown: Vec::with_capacity(block),
             ended: vec![PLAYED; arms * block],
             played: vec![false; block],
@@ -315,11 +309,13 @@ impl Arms {
         let len = left.min(self.block as u64) as usize;
         self.drawn += len as u64;
         self.streams.clear();
+        self.after.clear();
         for words in &mut self.words[..len] {
             let stream = stream::trial_stream(lane.next_u64());
             let mut next = stream.clone();
             words.fill_with(|| next.next_u64());
             self.streams.push(stream);
+            self.after.push(next);
         }
         self.played[..len].fill(false);
         self.walked.clear();
@@ -385,119 +381,6 @@ impl Arms {
                     PLAYED
                 }
             };
-        }
-    }
-
-    /// Walks arm `arm`'s `n` trials of the block from the root, a branch: every trial takes
-    /// a step on each shared word while any of its group of `SIDE` still draws, then the
-    /// block's trials whose paths are longer go on together, each on its stream replayed
-    /// past the shared words (the block keeps no stream after them, since most paths end
-    /// within them). Trials the tree does not know are left in `alone_walks` in the order
-    /// of walking the groups one after another, so that the tree learns paths in that order.
-    fn walk_side_by_side(&mut self, arm: usize, tree: &mut Tree<'_>, n: usize) {
-        let ended = arm * self.block;
-        let on_grid = self.on_grid(arm);
-        let rounds = tree.has_rounds();
-        let root = tree.start();
-        self.longer.clear();
-        self.unknown.clear();
-        for (group, from) in (0..n).step_by(SIDE).enumerate() {
-            let side = (n - from).min(SIDE);
-            // Trials past the last of the block's repeat it; only the first `side` count.
-            let trial: [usize; SIDE] = std::array::from_fn(|i| {
-                let i = from + i.min(side - 1);
-                match on_grid {
-                    true => self.walked[i] as usize,
-                    false => i,
-                }
-            });
-            // Those that ended stay where they are.
-            let words: [[u64; SHARED_WORDS]; SIDE] = std::array::from_fn(|i| self.words[trial[i]]);
-            // The repeats past `side` stand nowhere: they pass nothing.
-            let mut at: [_; SIDE] = std::array::from_fn(|i| match i < side {
-                true => root,
-                false => tree.nowhere(),
-            });
-            for depth in 0..SHARED_WORDS {
-                let mut open = false;
-                for (place, words) in at.iter_mut().zip(&words) {
-                    *place = tree.advance(*place, words[depth]);
-                    if rounds {
-                        tree.pass(*place);
-                    }
-                    open |= place.open();
-                }
-                if !open {
-                    break;
-                }
-            }
-            for (i, &here) in at.iter().enumerate().take(side) {
-                let t = trial[i] as u32;
-                let order = (group as u32, i as u32);
-                match here.next() {
-                    Next::Branch(_) => {
-                        let mut stream = self.streams[t as usize].clone();
-                        for _ in 0..SHARED_WORDS {
-                            stream.next_u64();
-                        }
-                        self.longer.push(Longer {
-                            at: here,
-                            stream,
-                            word: 0,
-                            t,
-                            order,
-                        });
-                    }
-                    Next::Leaf(leaf) => self.ended[ended + t as usize] = leaf,
-                    Next::Unknown => {
-                        self.unpass(tree, t);
-                        self.unknown.push((order.0, 0, order.1, t));
-                    }
-                }
-            }
-        }
-        self.walk_longer(ended, tree, rounds);
-        self.unknown.sort_unstable();
-        self.alone_walks.extend(self.unknown.iter().map(|u| u.3));
-    }
-
-    /// Steps the trials in `longer` together until each has ended (the arm's trials start at
-    /// `ended` in `self.ended`).
-    fn walk_longer(&mut self, ended: usize, tree: &mut Tree<'_>, rounds: bool) {
-        let mut live = self.longer.len();
-        let mut step = 0;
-        while live > 0 {
-            step += 1;
-            // Every trial's next lookup is asked for before any is waited on, and no branch
-            // on where one ended comes between them (such a branch, mispredicted as often as
-            // trials end, would hold the lookups after it until its own came back).
-            for l in &mut self.longer[..live] {
-                l.word = l.stream.next_u64();
-                tree.prefetch(l.at);
-            }
-            for l in &mut self.longer[..live] {
-                l.at = tree.advance(l.at, l.word);
-                if rounds {
-                    tree.pass(l.at);
-                }
-            }
-            let mut kept = 0;
-            for j in 0..live {
-                let l = &self.longer[j];
-                match l.at.next() {
-                    Next::Branch(_) => {
-                        self.longer.swap(kept, j);
-                        kept += 1;
-                    }
-                    Next::Leaf(leaf) => self.ended[ended + l.t as usize] = leaf,
-                    Next::Unknown => {
-                        let (t, order) = (l.t, l.order);
-                        self.unpass(tree, t);
-                        self.unknown.push((order.0, step, order.1, t));
-                    }
-                }
-            }
-            live = kept;
         }
     }
 

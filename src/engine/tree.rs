@@ -46,6 +46,8 @@ mod rounds;
 mod states;
 
 use hops::Hops;
+pub(crate) use hops::Steps;
+pub(crate) use rounds::Passes;
 use rounds::Records;
 use states::States;
 
@@ -1075,19 +1077,16 @@ impl<'t> Tree<'t> {
     /// step, 0.41 s with this one).
     #[inline(always)]
     pub fn advance(&self, at: Cursor, w: u64) -> Cursor {
-        let e = at.0;
-        let open = e < LEAF;
-        // A place that is not a branch steps from the first branch, and keeps where it is:
-        // whether it is open is never branched on.
-        let next = self.hops.child(Entry::from(open) * e, w, &self.children);
-        Cursor(std::hint::select_unpredictable(open, next, e))
+        self.hops.steps(&self.children).advance(at, w)
     }
 
-    /// Asks for what [`advance`](Self::advance) reads first at `at`, so that the steps of
-    /// many walks overlap; answers nothing and changes nothing.
-    #[inline(always)]
-    pub fn prefetch(&self, at: Cursor) {
-        self.hops.prefetch(at.0);
+    /// What [`advance`](Self::advance) reads, and the counting of [`pass`](Self::pass), apart:
+    /// a walk of many trials steps and counts through them with the tree's slices in
+    /// registers. The counting is `None` for an arm without round records.
+    #[inline]
+    pub(crate) fn walk_parts(&mut self) -> (Steps<'_, 't>, Option<Passes<'_>>) {
+        let passes = self.records.any().then(|| self.records.passes());
+        (self.hops.steps(&self.children), passes)
     }
 
     /// The draw made at branch `branch` (named by a [`Next`]).

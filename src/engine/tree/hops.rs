@@ -8,7 +8,7 @@
 //! the child), but the branches and children of such a graph fit in the second-level cache
 //! and the tables, a few per tree, in the first.
 
-use super::{Draw, Entry};
+use super::{Cursor, Draw, Entry, LEAF};
 use std::collections::HashMap;
 
 /// A table entry for a top byte whose words draw more than one result.
@@ -52,7 +52,7 @@ impl<'t> Hops<'t> {
                 // first and last do.
                 let low = u64::from(byte) << 56;
                 let k = draw.result(low);
-                match k == draw.result(low | (1 << 56) - 1) {
+                match k == draw.result(low | ((1 << 56) - 1)) {
                     true => u8::try_from(k).unwrap_or(MIXED),
                     false => MIXED,
                 }
@@ -62,36 +62,78 @@ impl<'t> Hops<'t> {
         self.hops.push(Hop { first, draw: code });
     }
 
+    /// The hops read-only, with the tree's `children`, for a walk of many trials.
+    #[inline]
+    pub(super) fn steps<'a>(&'a self, children: &'a [Entry]) -> Steps<'a, 't> {
+        Steps {
+            hops: &self.hops,
+            results: &self.results,
+            draws: &self.draws,
+            children,
+        }
+    }
+
     /// The child of branch `branch` that word `w` draws, among the tree's `children`.
+    #[cfg(test)]
+    fn child(&self, branch: Entry, w: u64, children: &[Entry]) -> Entry {
+        self.steps(children).child(branch, w)
+    }
+}
+
+/// What a step reads, as slices a walk keeps in registers: reached through the tree, they
+/// were reloaded from memory at every step, since the walk's counting of passes writes
+/// memory the compiler could not tell apart from the tree's.
+#[derive(Clone, Copy)]
+pub(crate) struct Steps<'a, 't> {
+    hops: &'a [Hop],
+    results: &'a [u8],
+    draws: &'a [Draw<'t>],
+    children: &'a [Entry],
+}
+
+impl Steps<'_, '_> {
+    /// The child of branch `branch` that word `w` draws.
     #[inline(always)]
-    pub(super) fn child(&self, branch: Entry, w: u64, children: &[Entry]) -> Entry {
+    pub(super) fn child(self, branch: Entry, w: u64) -> Entry {
         let hop = self.hops[branch as usize];
         let k = match self.results[(hop.draw as usize) << 8 | (w >> 56) as usize] {
             MIXED => self.mixed(hop.draw, w),
             k => u32::from(k),
         };
-        children[hop.first as usize + k as usize]
+        self.children[hop.first as usize + k as usize]
     }
 
     /// The result of a word whose top byte does not decide it (a few bytes in 256).
     #[cold]
     #[inline(never)]
-    fn mixed(&self, draw: u32, w: u64) -> u32 {
+    fn mixed(self, draw: u32, w: u64) -> u32 {
         self.draws[draw as usize].result(w)
     }
 
-    /// Asks for branch `branch`'s hop, so that the steps of many walks overlap.
+    /// Where drawing word `w` at `at` leads; a place that is not a branch stays where it is
+    /// ([`Tree::advance`](super::Tree::advance)). The tree's first branch must exist.
     #[inline(always)]
-    pub(super) fn prefetch(&self, branch: Entry) {
+    pub(crate) fn advance(self, at: Cursor, w: u64) -> Cursor {
+        let e = at.0;
+        let open = e < LEAF;
+        // A place that is not a branch steps from the first branch, and keeps where it is:
+        // whether it is open is never branched on.
+        let next = self.child(Entry::from(open) * e, w);
+        Cursor(std::hint::select_unpredictable(open, next, e))
+    }
+
+    /// Asks for branch `at`'s hop, so that the steps of many walks overlap.
+    #[inline(always)]
+    pub(crate) fn prefetch(self, at: Cursor) {
         #[cfg(target_arch = "x86_64")]
-        if let Some(hop) = self.hops.get(branch as usize) {
+        if let Some(hop) = self.hops.get(at.0 as usize) {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             // SAFETY: a prefetch reads nothing and cannot fault; the address is a hop's all
             // the same.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(hop).cast()) };
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = branch;
+        let _ = at;
     }
 }
 

@@ -13,7 +13,7 @@
 //! the graph took in is counted at its leaf, and its passes along that path.
 
 use super::super::{Gathered, MetricName, Trial};
-use super::Entry;
+use super::{Cursor, Entry};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -92,6 +92,56 @@ pub(super) struct Records {
     pending_tail: Vec<i64>,
 }
 
+/// Counts the passes in `log` into `visits`.
+#[inline(never)]
+fn count(log: &[Entry], visits: &mut [u32]) {
+    for (k, &e) in log.iter().enumerate() {
+        let at = e as usize * SPREAD + k % SPREAD;
+        visits[at] = visits[at].wrapping_add(1);
+    }
+}
+
+/// Whether node `e` is a branch with marks, by the bits of [`Records::bits`].
+#[inline(always)]
+fn marked(bits: &[u64], e: Entry) -> bool {
+    // Leaves and markers are past every branch: they read the last word, all zeros.
+    let word = (e as usize / 64).min(bits.len() - 1);
+    bits[word] >> (e % 64) & 1 != 0
+}
+
+/// [`Records::pass`] for a walk of many trials ([`Records::passes`]).
+pub(crate) struct Passes<'a> {
+    bits: &'a [u64],
+    log: &'a mut [Entry; LOG],
+    visits: &'a mut [u32],
+    logged: usize,
+    /// The records' own count of entries logged, written back on drop.
+    kept: &'a mut usize,
+}
+
+impl Passes<'_> {
+    /// Counts a walk entering node `e` (a branch, or anything else: then nothing is
+    /// counted).
+    #[inline(always)]
+    pub(crate) fn pass(&mut self, at: Cursor) {
+        let e = at.0;
+        // Below `LOG` always: the log is counted as soon as it is full.
+        let n = self.logged % LOG;
+        self.log[n] = e;
+        self.logged = n + usize::from(marked(self.bits, e));
+        if self.logged == LOG {
+            count(self.log, self.visits);
+            self.logged = 0;
+        }
+    }
+}
+
+impl Drop for Passes<'_> {
+    fn drop(&mut self) {
+        *self.kept = self.logged;
+    }
+}
+
 impl Records {
     pub(super) fn new<T: Trial>(trial: &T, arm: usize) -> Records {
         let of_arm = |m: &&MetricName| m.arm == arm;
@@ -142,21 +192,39 @@ impl Records {
     }
 
     /// Counts the passes logged, and empties the log.
-    #[inline(never)]
     fn count_log(&mut self) {
-        for (k, &e) in self.log[..self.logged].iter().enumerate() {
-            let at = e as usize * SPREAD + k % SPREAD;
-            self.visits[at] = self.visits[at].wrapping_add(1);
-        }
+        count(&self.log[..self.logged], &mut self.visits);
         self.logged = 0;
+    }
+
+    /// The counting of [`pass`](Self::pass) apart from the rest of the records, for a walk
+    /// that keeps where the log stands in a register; the records see its passes once it is
+    /// dropped.
+    #[inline]
+    pub(super) fn passes(&mut self) -> Passes<'_> {
+        let Records {
+            bits,
+            log,
+            logged,
+            visits,
+            ..
+        } = self;
+        Passes {
+            bits,
+            log: log
+                .as_mut_slice()
+                .try_into()
+                .expect("the log holds LOG entries"),
+            visits,
+            logged: *logged,
+            kept: logged,
+        }
     }
 
     /// Whether node `e` is a branch with marks: walks entering it count.
     #[inline(always)]
     pub(super) fn marked(&self, e: Entry) -> bool {
-        // Leaves and markers are past every branch: they read the last word, all zeros.
-        let word = (e as usize / 64).min(self.bits.len() - 1);
-        self.bits[word] >> (e % 64) & 1 != 0
+        marked(&self.bits, e)
     }
 
     /// The bits of [`marked`](Self::marked), by 32-bit word (word j holds branches
