@@ -189,7 +189,7 @@ impl Arms {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Arms;
+    use super::super::{Arms, SHARED_WORDS, SIDE};
     use crate::engine::stream::LaneState;
     use crate::engine::tree::{Next, Player, Tree};
     use crate::engine::{Draws, Gathered, MetricName, Trial};
@@ -251,7 +251,7 @@ mod tests {
     }
 
     #[test]
-    fn the_walk_counts_the_passes_of_each_trial_walked_alone() {
+    fn the_walk_ends_and_counts_the_passes_of_each_trial_as_if_walked_alone() {
         let mut compared = (0, 0);
         for (case, most) in [2, 5, 9, 16].into_iter().enumerate() {
             let trial = Rounds::new(most);
@@ -260,36 +260,50 @@ mod tests {
             let mut player = Player::new(&trial);
             let mut arms = Arms::new(&trial);
             let mut lane = LaneState([case as u64 + 3, 5, 7, 11]);
+            let mut leaves = Vec::new();
             for _ in 0..40 {
                 let len = arms.draw_block(&mut lane, 1 << 20, std::slice::from_ref(&tree));
                 if tree.start().open() {
                     // The truth: each trial walked alone on its stream, a pass counted at
                     // each step, and its passes taken back where the tree does not know
                     // its path.
+                    // Unknown trials are taken by their group of `SIDE`, then by the words
+                    // they drew past the shared ones, then in order.
                     let mut alone = tree.clone();
-                    let mut unknown = 0;
+                    let mut unknown = Vec::new();
                     for t in 0..len {
                         let mut at = alone.start();
                         let mut words = arms.streams[t].clone();
+                        let mut drawn: usize = 0;
                         while at.open() {
                             at = alone.advance(at, words.next_u64());
                             alone.pass(at);
+                            drawn += 1;
                         }
-                        if at.next() == Next::Unknown {
-                            let mut words = arms.streams[t].clone();
-                            alone.unpass(std::iter::from_fn(|| Some(words.next_u64())));
-                            unknown += 1;
+                        match at.next() {
+                            Next::Leaf(leaf) => leaves.push((t, leaf)),
+                            _ => {
+                                let mut words = arms.streams[t].clone();
+                                alone.unpass(std::iter::from_fn(|| Some(words.next_u64())));
+                                let past = drawn.saturating_sub(SHARED_WORDS);
+                                unknown.push((t / SIDE, past, t as u32));
+                            }
                         }
                     }
+                    unknown.sort_unstable();
+                    let unknown: Vec<u32> = unknown.into_iter().map(|u| u.2).collect();
                     arms.alone_walks.clear();
                     arms.walk_side_by_side(0, &mut tree, len);
-                    assert_eq!(arms.alone_walks.len(), unknown, "case {case}");
+                    assert_eq!(arms.alone_walks, unknown, "case {case}");
+                    for (t, leaf) in leaves.drain(..) {
+                        assert_eq!(arms.ended[t], leaf, "case {case}, trial {t}");
+                    }
                     let (mut got, mut truth) = (Gathered::empty(m, 0), Gathered::empty(m, 0));
                     tree.drain_rounds(&mut got);
                     alone.drain_rounds(&mut truth);
                     assert_eq!(got, truth, "case {case}");
                     compared.0 += truth.metrics.iter().map(|h| h.total()).sum::<u64>();
-                    compared.1 += unknown;
+                    compared.1 += unknown.len();
                 }
                 // Walked again, and grown: its passes are drained with the next block's.
                 arms.walk_arm(0, &mut tree, &mut player, len);
