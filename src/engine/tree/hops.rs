@@ -1,8 +1,9 @@
 //! Steps through graphs too large for their guides to stay in cache.
 //!
 //! A guide answers a step with one load, but it is 2 KB a branch: the duels' graphs of three
-//! arms, thousands of branches each, held 24 MB of guides a worker, and their walks waited on
-//! the last-level cache or on memory at every step. Here a branch is 8 bytes (where its
+//! arms, thousands of branches each, held about 18 MB of guides a worker (when 4,096 branches
+//! of each had one), and their walks waited on the last-level cache or on memory at every
+//! step. Here a branch is 8 bytes (where its
 //! children start and which of the tree's distinct draws it makes) and each distinct draw has
 //! a table of its result by a word's top byte. A step is three loads (the branch, the table,
 //! the child), but the branches and children of such a graph fit in the second-level cache
