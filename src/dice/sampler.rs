@@ -38,6 +38,9 @@ pub struct SuccessCount {
     /// counts do not fit below `AMBIGUOUS`.
     guide: Vec<u8>,
     pmf: Vec<f64>,
+    /// `shares[k]`: the share of all words that draw `k` (`pmf` rounded to the thresholds),
+    /// asked for at every step of every path the outcome tree records.
+    shares: Vec<f64>,
 }
 
 pub(crate) const AMBIGUOUS: u8 = u8::MAX;
@@ -76,6 +79,7 @@ impl SuccessCount {
             thresholds,
             guide: Vec::new(),
             pmf,
+            shares: Vec::new(),
         };
         if table.thresholds.len() < AMBIGUOUS as usize {
             table.guide = (0..=255u64)
@@ -90,7 +94,19 @@ impl SuccessCount {
                 })
                 .collect();
         }
+        table.shares = (0..=m)
+            .map(|k| {
+                (table.words_drawing(k)).map_or(0.0, |(low, high)| {
+                    ((high - low) as f64 + 1.0) / 2f64.powi(64)
+                })
+            })
+            .collect();
         table
+    }
+
+    /// The share of all words that draw `k` (0 for no word, or `k` past `m`).
+    pub(crate) fn share(&self, k: u32) -> f64 {
+        self.shares.get(k as usize).copied().unwrap_or(0.0)
     }
 
     /// `m`, the number of tests counted.
@@ -366,6 +382,32 @@ mod tests {
             let binary = sc.thresholds.partition_point(|&t| t <= u);
             assert_eq!(linear, binary);
             assert_eq!(sc.sample(&mut Words::new(&[u])), linear as u32);
+        }
+    }
+
+    #[test]
+    fn shares_are_the_words_drawing_each_count_over_all_words() {
+        // The share of k is the count of words drawing k, exactly as the thresholds cut
+        // them, over 2^64; the shares of all counts cover every word once.
+        for (m, p) in [
+            (1, frac(1, 2)),
+            (5, frac(1, 6)),
+            (12, frac(2, 3)),
+            (0, frac(1, 2)),
+        ] {
+            let sc = SuccessCount::new(m, p);
+            let mut words = 0u128;
+            for k in 0..=m + 1 {
+                let expected = match sc.words_drawing(k) {
+                    Some((low, high)) => {
+                        words += u128::from(high - low) + 1;
+                        ((high - low) as f64 + 1.0) / 2f64.powi(64)
+                    }
+                    None => 0.0,
+                };
+                assert_eq!(sc.share(k).to_bits(), expected.to_bits(), "m {m}, k {k}");
+            }
+            assert_eq!(words, 1 << 64, "m {m}");
         }
     }
 

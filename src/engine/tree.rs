@@ -143,9 +143,12 @@ const ROUNDS_SHARE: f64 = 0.95;
 
 /// The chance that a word draws result `k` of `draw`.
 fn chance_of(draw: Draw<'_>, k: u32) -> f64 {
-    draw.words_drawing(k).map_or(0.0, |(low, high)| {
-        ((high - low) as f64 + 1.0) / 2f64.powi(64)
-    })
+    let share = |(low, high): (u64, u64)| ((high - low) as f64 + 1.0) / 2f64.powi(64);
+    match draw {
+        // Worked out once per table: recording a path asks at every step.
+        Draw::Count(table) => table.share(k),
+        Draw::Uniform(_) => draw.words_drawing(k).map_or(0.0, share),
+    }
 }
 
 /// Entry `e` as a guide entry (widened): `GUIDE_SLOW` for markers, branches without a guide
@@ -590,8 +593,7 @@ impl<'t> Tree<'t> {
     #[inline(never)]
     fn child_past(&self, branch: Entry, w: u64, g: GuideEntry) -> Entry {
         if g == GUIDE_SLOW {
-            let b = &self.branches[branch as usize];
-            return self.children[b.first as usize + b.draw.result(w) as usize];
+            return self.hops.steps(&self.children).child(branch, w);
         }
         let j = usize::from(g - GUIDE_SPLIT);
         let to = self.split_to[j];
