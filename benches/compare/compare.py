@@ -539,6 +539,9 @@ def agreement(group, c, round_index):
     r = c.results[round_index]
     if c.twin_of is not None:
         # The same scenario and seed on another binary: the very same numbers.
+        if round_index >= len(c.twin_of.results):
+            # This binary refused the row (a scenario past its limits): nothing to compare.
+            return True, None, "not compared: this binary refused it"
         mine = c.twin_of.results[round_index]
         keys = ("mean", "std_error", "trials", "probs")
         same = all(mine.get(k) == r.get(k) for k in keys)
