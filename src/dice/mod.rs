@@ -32,4 +32,4 @@ pub use grammar::{
     Comparison, DiceError, DiceTest, Reroll, MAX_DICE, MAX_OUTCOMES_LOG2, MAX_SIDES, MIN_SIDES,
 };
 pub use sampler::SuccessCount;
-pub(crate) use sampler::AMBIGUOUS;
+pub(crate) use sampler::{words_share, AMBIGUOUS};

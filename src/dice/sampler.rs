@@ -45,6 +45,11 @@ pub struct SuccessCount {
 
 pub(crate) const AMBIGUOUS: u8 = u8::MAX;
 
+/// The share of all 2^64 words that the inclusive range `low..=high` holds.
+pub(crate) fn words_share((low, high): (u64, u64)) -> f64 {
+    ((high - low) as f64 + 1.0) / 2f64.powi(64)
+}
+
 impl SuccessCount {
     /// The table for `m` tests of probability `p`.
     pub fn new(m: u32, p: Fraction) -> SuccessCount {
@@ -95,11 +100,7 @@ impl SuccessCount {
                 .collect();
         }
         table.shares = (0..=m)
-            .map(|k| {
-                (table.words_drawing(k)).map_or(0.0, |(low, high)| {
-                    ((high - low) as f64 + 1.0) / 2f64.powi(64)
-                })
-            })
+            .map(|k| table.words_drawing(k).map_or(0.0, words_share))
             .collect();
         table
     }
@@ -406,6 +407,22 @@ mod tests {
                     None => 0.0,
                 };
                 assert_eq!(sc.share(k).to_bits(), expected.to_bits(), "m {m}, k {k}");
+                // Against the closed form C(m, k) p^k (1 - p)^(m - k): the thresholds round
+                // each cumulative chance to 2^-64, far inside this bound.
+                let q = p.num as f64 / p.den as f64;
+                let exact = match k <= m {
+                    true => {
+                        let choose =
+                            (0..k).fold(1.0, |c, i| c * f64::from(m - i) / f64::from(i + 1));
+                        choose * q.powi(k as i32) * (1.0 - q).powi((m - k) as i32)
+                    }
+                    false => 0.0,
+                };
+                assert!(
+                    (sc.share(k) - exact).abs() < 1e-12,
+                    "m {m}, k {k}: {} against {exact}",
+                    sc.share(k)
+                );
             }
             assert_eq!(words, 1 << 64, "m {m}");
         }

@@ -6,7 +6,7 @@
 //! stream identically and give identical results. Rules that need raw words (the card game's
 //! shuffles) take them from [`Draws::words`]; the engine then plays those trials in full.
 
-use crate::dice::SuccessCount;
+use crate::dice::{words_share, SuccessCount};
 use rand::Rng;
 
 /// One random decision: which table it is drawn from. Decided by one 64-bit word.
@@ -48,6 +48,24 @@ impl Draw<'_> {
                 Some((first(k) as u64, (first(k + 1) - 1) as u64))
             }
             Draw::Uniform(_) => None,
+        }
+    }
+
+    /// What tells draws apart: their table (by address) or their `n`. Draws with one
+    /// identity draw alike from every word.
+    pub fn identity(&self) -> (bool, usize) {
+        match self {
+            Draw::Count(table) => (false, std::ptr::from_ref(*table) as usize),
+            Draw::Uniform(n) => (true, *n as usize),
+        }
+    }
+
+    /// The chance that a word draws `k`: the share of all words that do.
+    pub fn chance(&self, k: u32) -> f64 {
+        match self {
+            // Worked out once per table: recording a path asks at every step.
+            Draw::Count(table) => table.share(k),
+            Draw::Uniform(_) => self.words_drawing(k).map_or(0.0, words_share),
         }
     }
 

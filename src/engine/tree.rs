@@ -141,16 +141,6 @@ const ROUNDS_MASS: f64 = 0.75;
 /// In a graph: once this share of the paths met end after one number of draws.
 const ROUNDS_SHARE: f64 = 0.95;
 
-/// The chance that a word draws result `k` of `draw`.
-fn chance_of(draw: Draw<'_>, k: u32) -> f64 {
-    let share = |(low, high): (u64, u64)| ((high - low) as f64 + 1.0) / 2f64.powi(64);
-    match draw {
-        // Worked out once per table: recording a path asks at every step.
-        Draw::Count(table) => table.share(k),
-        Draw::Uniform(_) => draw.words_drawing(k).map_or(0.0, share),
-    }
-}
-
 /// Entry `e` as a guide entry (widened): `GUIDE_SLOW` for markers, branches without a guide
 /// and leaves a guide entry cannot name.
 fn guide_form(e: Entry) -> Entry {
@@ -725,7 +715,7 @@ impl<'t> Tree<'t> {
         let (known_to, mut e) = start.unwrap_or((0, self.root));
         // The chance of the known part, multiplied in the same order as below.
         let mut chance =
-            (self.record[..known_to].iter()).fold(1.0, |c, &(draw, k)| c * chance_of(draw, k));
+            (self.record[..known_to].iter()).fold(1.0, |c, &(draw, k)| c * draw.chance(k));
         let mut new = false;
         let mut next = 0;
         for i in known_to..=self.record.len() {
@@ -789,7 +779,7 @@ impl<'t> Tree<'t> {
                 return None;
             }
             let Branch { draw, first, .. } = self.branches[e as usize];
-            chance *= chance_of(draw, k);
+            chance *= draw.chance(k);
             from = Some((e, draw, k));
             e = self.children[first as usize + k as usize];
         }
@@ -836,7 +826,7 @@ impl<'t> Tree<'t> {
         order.sort_by_key(|&b| std::cmp::Reverse(self.branches[b].depth));
         let mut known = vec![false; self.branches.len()];
         let mut same: HashMap<Entry, Entry> = HashMap::new();
-        let mut alike: HashMap<(u32, usize, usize, Vec<Entry>), Entry> = HashMap::new();
+        let mut alike = HashMap::new();
         for b in order {
             let Branch { draw, first, depth } = self.branches[b];
             let children = first as usize..first as usize + draw.outcomes();
@@ -870,11 +860,7 @@ impl<'t> Tree<'t> {
                 !draw.can_draw(k as u32) || (c != UNSEEN && (c >= LEAF || known[c as usize]))
             });
             if known[b] {
-                let (kind, table) = match draw {
-                    Draw::Count(table) => (0, std::ptr::from_ref(table) as usize),
-                    Draw::Uniform(n) => (1, n as usize),
-                };
-                let key = (depth, kind, table, self.children[children].to_vec());
+                let key = (depth, draw.identity(), self.children[children].to_vec());
                 let to = *alike.entry(key).or_insert(b as Entry);
                 if to != b as Entry {
                     same.insert(b as Entry, to);

@@ -36,10 +36,7 @@ pub(super) struct Hops<'t> {
 impl<'t> Hops<'t> {
     /// Adds the next branch: it makes `draw`, and its children start at `first`.
     pub(super) fn push(&mut self, draw: Draw<'t>, first: u32) {
-        let key = match draw {
-            Draw::Count(table) => (false, std::ptr::from_ref(table) as usize),
-            Draw::Uniform(n) => (true, n as usize),
-        };
+        let key = draw.identity();
         let Hops {
             draws,
             codes,

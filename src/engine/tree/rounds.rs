@@ -45,6 +45,16 @@ fn kind_of(
     kind
 }
 
+/// The marks `pending` says depth `depth` has, among `pending_marks` ([`Records::pending`]).
+fn pending_at<'a>(
+    pending: &[Range<usize>],
+    pending_marks: &'a [i64],
+    depth: usize,
+) -> Option<&'a [i64]> {
+    let marks = pending.get(depth)?;
+    (!marks.is_empty()).then(|| &pending_marks[marks.clone()])
+}
+
 /// One arm's records: where they go in the rows and how the graph counts them.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Records {
@@ -175,12 +185,7 @@ impl Records {
     /// counted).
     #[inline(always)]
     pub(super) fn pass(&mut self, e: Entry) {
-        let n = self.logged;
-        self.log[n] = e;
-        self.logged = n + usize::from(self.marked(e));
-        if self.logged == LOG {
-            self.count_log();
-        }
+        self.passes().pass(Cursor(e));
     }
 
     /// Takes back a walk's passes of branch `e`: its trial is to be played in full.
@@ -285,8 +290,7 @@ impl Records {
 
     /// The marks of the path being inserted at depth `depth`.
     pub(super) fn marks_at(&self, depth: usize) -> Option<&[i64]> {
-        let marks = self.pending.get(depth)?;
-        (!marks.is_empty()).then(|| &self.pending_marks[marks.clone()])
+        pending_at(&self.pending, &self.pending_marks, depth)
     }
 
     /// The tail of the leaf of the path being inserted.
@@ -308,8 +312,7 @@ impl Records {
 
     /// Gives new branch `e` the marks of the path being inserted at depth `depth`.
     pub(super) fn mark_as_path(&mut self, e: Entry, depth: usize) {
-        let range = self.pending.get(depth).filter(|r| !r.is_empty());
-        let marks = range.map(|r| &self.pending_marks[r.clone()]);
+        let marks = pending_at(&self.pending, &self.pending_marks, depth);
         let kind = kind_of(&mut self.kinds, &mut self.kind_of, marks);
         self.mark_kind(e, kind);
     }
