@@ -210,10 +210,16 @@ pub struct Tree<'t> {
     hops: Hops<'t>,
     children: Vec<Entry>,
     /// `GUIDE_LEN` entries per branch, by a word's top bits, then one spare entry so a
-    /// vector gather of 32 bits at the last entry stays inside. Only the first `MAX_GUIDED`
-    /// branches have one. Every entry names a guided branch, a leaf, a split in `split_to`, or nothing (`GUIDE_SLOW`): what keeps
-    /// the AVX-512 walk's gathers inside ([`Tree::guides_sound`]).
+    /// vector gather of 32 bits at the last entry stays inside. Only the first `guided_most`
+    /// branches have one. Every entry names a guided branch, a leaf, a split in `split_to`,
+    /// or nothing (`GUIDE_SLOW`): what keeps the AVX-512 walk's gathers inside
+    /// ([`Tree::guides_sound`]).
     guides: Vec<GuideEntry>,
+    /// How many branches get a guide: `MAX_GUIDED`, or none in the tree of a trial of several
+    /// arms, whose walks step through hops ([`super::arms`]) and never read a guide. Writing
+    /// them was memory touched for nothing: in configs/orders-duel.toml at 1e6 trials, the
+    /// page faults of the guides' first writes alone were a fourteenth of the run (perf).
+    guided_most: usize,
     /// Leaf rows, `slots.len()` values each.
     rows: Vec<i64>,
     /// Each leaf by its row and tail, hashed as state keys are: looked up for every path
@@ -273,6 +279,10 @@ impl<'t> Tree<'t> {
             hops: Hops::default(),
             children: Vec::new(),
             guides: Vec::new(),
+            guided_most: match trial.arms() {
+                1 => MAX_GUIDED,
+                _ => 0,
+            },
             rows: Vec::new(),
             row_leaf: HashMap::default(),
             leaf_row: Vec::new(),
@@ -813,7 +823,7 @@ impl<'t> Tree<'t> {
         // configs/exchange-volleys.toml it found next to nothing, at a twentieth of the run).
         if self.grown == 0
             || self.grown * SHARE_AFTER < self.branches.len()
-            || self.branches.len() > MAX_GUIDED
+            || self.branches.len() > self.guided_most
             || !self.states.is_empty()
             // Sharing would join branches that carry different round marks.
             || self.records.any()
@@ -837,7 +847,7 @@ impl<'t> Tree<'t> {
                     self.children[slot] = to;
                 }
             }
-            if !moved.is_empty() && b < MAX_GUIDED {
+            if !moved.is_empty() && b < self.guided() {
                 let to = |e: Entry| {
                     moved
                         .iter()
@@ -876,12 +886,12 @@ impl<'t> Tree<'t> {
     /// Points every key of `branch`'s guide whose words all draw `k` at `child`.
     fn guide_to(&mut self, branch: Entry, draw: Draw<'t>, k: u32, child: Entry) {
         const SHIFT: u32 = 64 - GUIDE_BITS;
+        if branch as usize >= self.guided_most {
+            return;
+        }
         let Some((low, high)) = draw.words_drawing(k) else {
             return;
         };
-        if branch as usize >= MAX_GUIDED {
-            return;
-        }
         let child = guide_form(child);
         if child == Entry::from(GUIDE_SLOW) {
             return;
@@ -941,7 +951,7 @@ impl<'t> Tree<'t> {
 
     /// How many branches have a guide: the first ones made.
     fn guided(&self) -> usize {
-        self.branches.len().min(MAX_GUIDED)
+        self.branches.len().min(self.guided_most)
     }
 
     /// Whether the guides are as the AVX-512 walk needs them to be memory-safe: it gathers
@@ -951,6 +961,9 @@ impl<'t> Tree<'t> {
     /// not one at all; every entry naming a branch of this tree, a leaf, a split whose
     /// halves do the same, or nothing. Checked where guides change, in debug builds.
     pub(super) fn guides_sound(&self) -> bool {
+        if self.guided_most == 0 {
+            return self.guides.is_empty();
+        }
         let sized = if self.branches.is_empty() {
             self.guides.is_empty()
         } else {
@@ -987,14 +1000,14 @@ impl<'t> Tree<'t> {
         let first = self.children.len() as u32;
         self.children
             .resize(self.children.len() + draw.outcomes(), UNSEEN);
-        if self.guides.is_empty() {
+        if self.guides.is_empty() && self.guided_most > 0 {
             // Room for every guide the graph may have, taken once: grown by doubling, the
             // guides (megabytes in a large graph) were copied over and over, a twentieth of
             // configs/run-duel.toml's run at 1e6 trials (perf). Pages not written stay free.
-            let guided = self.bounds.branches.min(MAX_GUIDED);
+            let guided = self.bounds.branches.min(self.guided_most);
             self.guides.reserve_exact(guided * GUIDE_LEN + 1);
         }
-        if self.branches.len() < MAX_GUIDED {
+        if self.branches.len() < self.guided_most {
             // The spare entry at the end becomes the new guide's first.
             self.guides
                 .resize((self.branches.len() + 1) * GUIDE_LEN + 1, GUIDE_SLOW);
