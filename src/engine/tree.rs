@@ -132,6 +132,10 @@ const GUIDE_JUNK: GuideEntry = GUIDE_LEAF | (GUIDE_LEAVES as GuideEntry - 1);
 const GUIDE_BITS: u32 = 10;
 const GUIDE_LEN: usize = 1 << GUIDE_BITS;
 
+/// A tree takes its guides once a segment of its walk plays fewer than one trial in this many
+/// in full ([`Tree::guide_once_settled`]).
+const SETTLED: u64 = 128;
+
 /// Branches are shared again once paths numbering a `SHARE_AFTER`th of the branches have been
 /// added since they last were.
 const SHARE_AFTER: usize = 32;
@@ -215,11 +219,12 @@ pub struct Tree<'t> {
     /// or nothing (`GUIDE_SLOW`): what keeps the AVX-512 walk's gathers inside
     /// ([`Tree::guides_sound`]).
     guides: Vec<GuideEntry>,
-    /// How many branches get a guide: `MAX_GUIDED`, or none in the tree of a trial of several
-    /// arms, whose walks step through hops ([`super::arms`]) and never read a guide. Writing
-    /// them was memory touched for nothing: in configs/orders-duel.toml at 1e6 trials, the
-    /// page faults of the guides' first writes alone were a fourteenth of the run (perf).
+    /// How many branches get a guide: none until the tree is settled
+    /// ([`guide_once_settled`](Self::guide_once_settled)), then `MAX_GUIDED`.
     guided_most: usize,
+    /// Whether guides are ever built: not in the tree of a trial of several arms, whose walks
+    /// step through hops ([`super::arms`]) and never read a guide.
+    guidable: bool,
     /// Leaf rows, `slots.len()` values each.
     rows: Vec<i64>,
     /// Each leaf by its row and tail, hashed as state keys are: looked up for every path
@@ -279,10 +284,8 @@ impl<'t> Tree<'t> {
             hops: Hops::default(),
             children: Vec::new(),
             guides: Vec::new(),
-            guided_most: match trial.arms() {
-                1 => MAX_GUIDED,
-                _ => 0,
-            },
+            guided_most: 0,
+            guidable: trial.arms() == 1,
             rows: Vec::new(),
             row_leaf: HashMap::default(),
             leaf_row: Vec::new(),
@@ -484,12 +487,54 @@ impl<'t> Tree<'t> {
         quota: [u64; LANES],
     ) {
         self.share_alike();
+        let played = self.played;
         #[cfg(target_arch = "x86_64")]
-        if let Ready::Avx512(cpu) = stream::ready() {
+        if let (Ready::Avx512(cpu), true) = (stream::ready(), self.guided_most > 0) {
             self.play_lanes_avx512(cpu, player, lanes, quota);
             return;
         }
         self.play_lanes_scalar(player, lanes, quota);
+        self.guide_once_settled(played, quota);
+    }
+
+    /// Builds the guides once a segment of `quota` trials played fewer than one in `SETTLED`
+    /// of them in full (`played`: the count before it). Until then the tree grows more than it
+    /// is walked: each new branch's guide was 2 KB to write, and the vector walk left the
+    /// vectors for every trial it did not know, so a tree still learning walks faster lane by
+    /// lane through its hops (configs/run-duel.toml at 1e6 trials, which never settles: 0.90
+    /// of the CPU time; configs/exchange-rally.toml 0.93). A settled tree is walked far more
+    /// than it grows, and its guides pay (configs/exchange-volleys.toml, settled after some
+    /// 50,000 trials, takes twice the time without them).
+    fn guide_once_settled(&mut self, played: u64, quota: [u64; LANES]) {
+        let walked: u64 = quota.iter().sum();
+        let full = self.played.saturating_sub(played);
+        if self.guidable && self.guided_most == 0 && full * SETTLED < walked {
+            self.build_guides();
+        }
+    }
+
+    /// Gives the first `MAX_GUIDED` branches their guides from the children they have; the
+    /// branches made after get theirs as they are made.
+    fn build_guides(&mut self) {
+        self.guided_most = MAX_GUIDED;
+        let guided = self.guided();
+        if guided == 0 {
+            return;
+        }
+        // Room for every guide the graph may have, taken once ([`Tree::branch`]).
+        self.guides
+            .reserve_exact(self.bounds.branches.min(MAX_GUIDED) * GUIDE_LEN + 1);
+        self.guides.resize(guided * GUIDE_LEN + 1, GUIDE_SLOW);
+        for b in 0..guided {
+            let Branch { draw, first, .. } = self.branches[b];
+            for k in 0..draw.outcomes() as u32 {
+                let child = self.children[first as usize + k as usize];
+                if child < SLOW {
+                    self.guide_to(b as Entry, draw, k, child);
+                }
+            }
+        }
+        debug_assert!(self.guides_sound(), "built guides name nodes of the tree");
     }
 
     /// [`play_lanes`](Self::play_lanes) on any CPU: the lanes take turns, one step each.
@@ -1333,7 +1378,7 @@ mod tests {
         rare: SuccessCount,
     }
 
-    #[derive(Clone, Copy)]
+    #[derive(Clone, Copy, Debug)]
     enum Shape {
         /// Successes of 3 tests at 1/2; on 2 or more, a uniform pick of 5 more: paths of
         /// different depths.
@@ -1500,13 +1545,26 @@ mod tests {
 
     #[test]
     fn every_guide_entry_draws_what_the_table_draws() {
-        // Picks of 97 put two results in some keys: those keys become splits.
+        // Picks of 97 put two results in some keys: those keys become splits. Guides built
+        // with the tree, and built once it has grown.
+        for late in [false, true] {
+            every_guide_entry_draws_what_the_table_draws_when(late);
+        }
+    }
+
+    fn every_guide_entry_draws_what_the_table_draws_when(late: bool) {
         let trial = Shaped::new(Shape::Rounds, true);
         let mut tree = Tree::new(&trial, 0, true);
         let mut player = Player::new(&trial);
         let mut rng = trial_stream(5);
+        if !late {
+            tree.build_guides();
+        }
         for _ in 0..100_000 {
             tree.walk(&mut player, &mut rng);
+        }
+        if late {
+            tree.build_guides();
         }
         assert!(tree.split_at.len() > 50, "keys told apart by a threshold");
         assert!(tree.guides_sound());
@@ -1552,6 +1610,7 @@ mod tests {
         }
         // The root, three branches after the first pick, nine after the second.
         assert_eq!(tree.branches.len(), 13);
+        tree.build_guides();
         tree.share_alike();
         assert!(tree.guides_sound());
         let mut reached = std::collections::HashSet::new();
@@ -1567,6 +1626,50 @@ mod tests {
         assert_eq!(reached.len(), 1 + 3 + 7);
     }
 
+    /// Guides built once a tree is grown lead where guides built with it lead, and where its
+    /// hops lead: for every guided branch, on random words and on the words at either end of
+    /// each guide key (where splits decide).
+    #[test]
+    fn guides_built_late_lead_where_the_branches_lead() {
+        for shape in [Shape::Ladder, Shape::Rounds, Shape::Sums] {
+            let trial = Shaped::new(shape, true);
+            let (mut late, mut along) = (Tree::new(&trial, 0, true), Tree::new(&trial, 0, true));
+            along.build_guides();
+            let (mut pa, mut pb) = (Player::new(&trial), Player::new(&trial));
+            let (mut ra, mut rb) = (trial_stream(11), trial_stream(11));
+            for _ in 0..5_000 {
+                late.walk(&mut pa, &mut ra);
+                along.walk(&mut pb, &mut rb);
+            }
+            assert!(late.guides.is_empty(), "{shape:?}: no guide until built");
+            late.build_guides();
+            assert!(late.guides_sound(), "{shape:?}");
+            assert_eq!(late.branches.len(), along.branches.len(), "{shape:?}");
+            let mut words = trial_stream(12);
+            let ends = (0..GUIDE_LEN as u64).flat_map(|key| {
+                let low = key << (64 - GUIDE_BITS);
+                [low, low | ((1 << (64 - GUIDE_BITS)) - 1)]
+            });
+            let words: Vec<u64> = ends
+                .chain((0..4_000).map(|_| rand::Rng::next_u64(&mut words)))
+                .collect();
+            let mut guided = 0;
+            for b in 0..late.guided() as Entry {
+                for &w in &words {
+                    let hop = late.hops.steps(&late.children).child(b, w);
+                    assert_eq!(late.child(b, w), hop, "{shape:?}: branch {b}, word {w:#x}");
+                    assert_eq!(along.child(b, w), hop, "{shape:?}: branch {b}, word {w:#x}");
+                    let key = (b as usize) << GUIDE_BITS | (w >> (64 - GUIDE_BITS)) as usize;
+                    guided += usize::from(late.guides[key] != GUIDE_SLOW);
+                }
+            }
+            assert!(
+                guided > 1_000,
+                "{shape:?}: {guided} lookups through a guide entry"
+            );
+        }
+    }
+
     #[test]
     fn unsound_guides_are_told_apart() {
         let trial = Shaped::new(Shape::Rounds, true);
@@ -1577,6 +1680,8 @@ mod tests {
         for _ in 0..10_000 {
             tree.walk(&mut player, &mut rng);
         }
+        assert!(tree.guides_sound(), "no guide before they are built");
+        tree.build_guides();
         assert!(tree.guides_sound());
         let branches = tree.branches.len() as GuideEntry;
         let splits = tree.split_at.len() as GuideEntry;
@@ -1629,12 +1734,22 @@ mod tests {
         lanes: &mut Lanes,
         quota: [u64; LANES],
     ) {
-        // As `play_lanes` does.
+        // As `play_lanes` does, but the vector walk has its guides from the start: it cannot
+        // walk without them.
         tree.share_alike();
         match walk {
             #[cfg(target_arch = "x86_64")]
-            Walk::Avx512(cpu) => tree.play_lanes_avx512(cpu, player, lanes, quota),
-            Walk::Scalar => tree.play_lanes_scalar(player, lanes, quota),
+            Walk::Avx512(cpu) => {
+                if tree.guided_most == 0 {
+                    tree.build_guides();
+                }
+                tree.play_lanes_avx512(cpu, player, lanes, quota)
+            }
+            Walk::Scalar => {
+                let played = tree.played;
+                tree.play_lanes_scalar(player, lanes, quota);
+                tree.guide_once_settled(played, quota);
+            }
         }
     }
 

@@ -661,6 +661,8 @@ mod tests {
             };
             assert_eq!(depths(&walked), depths(&rooted));
             assert_eq!(walked.children, rooted.children);
+            walked.build_guides();
+            rooted.build_guides();
             assert_eq!(walked.guides, rooted.guides);
             assert_eq!(walked.rows, rooted.rows);
             assert_eq!(walked.records.marks, rooted.records.marks);
