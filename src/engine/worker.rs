@@ -47,9 +47,7 @@ impl<'t, T: Trial> Worker<'t, T> {
     pub(crate) fn new(trial: &'t T) -> Self {
         Worker {
             player: Player::new(trial),
-            trees: (0..trial.arms())
-                .map(|arm| Tree::new(trial, arm, trial.memoise()))
-                .collect(),
+            trees: Tree::every_arm(trial, trial.memoise()),
             gathering: Gathering::default(),
             arms: Arms::new(trial),
         }

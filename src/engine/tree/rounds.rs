@@ -12,7 +12,7 @@
 //! records in its row, and the passes its walk had counted are taken back; one whose path
 //! the graph took in is counted at its leaf, and its passes along that path.
 
-use super::super::{Gathered, MetricName, Trial};
+use super::super::Gathered;
 use super::{Cursor, Entry};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -153,15 +153,8 @@ impl Drop for Passes<'_> {
 }
 
 impl Records {
-    pub(super) fn new<T: Trial>(trial: &T, arm: usize) -> Records {
-        let of_arm = |m: &&MetricName| m.arm == arm;
-        let slots: Vec<usize> = (trial.metrics().iter().enumerate())
-            .filter(|(_, m)| m.round.is_some() && of_arm(m))
-            .map(|(i, _)| i)
-            .collect();
-        let len = (trial.metrics().iter())
-            .filter(|m| m.round == Some(0) && of_arm(m))
-            .count();
+    /// The records of an arm whose round records are the metrics `slots`, `len` a round.
+    pub(super) fn new(slots: Vec<usize>, len: usize) -> Records {
         Records {
             slots,
             len,
@@ -581,12 +574,18 @@ mod tests {
         }
     }
 
+    /// The records of arm 0 of `trial`.
+    fn records_of<T: Trial>(trial: &T) -> super::Records {
+        let arm = super::super::ArmMetrics::of(trial).swap_remove(0);
+        super::Records::new(arm.rounds, arm.round_len)
+    }
+
     #[test]
     fn passes_logged_count_as_passes_counted_one_by_one() {
         // Branch e (a multiple of 3 below 200) marks round 0 with the value e: the read-out's
         // histogram of round 0 counts each branch's passes at its own value.
         let trial = Totals::new(2, SuccessCount::new(1, Fraction::new(1, 2)), 0, 9, false);
-        let mut records = super::Records::new(&trial, 0);
+        let mut records = records_of(&trial);
         for e in 0..200 {
             records.mark(e, (e % 3 == 0).then_some(&[0, i64::from(e)][..]));
         }
@@ -675,7 +674,7 @@ mod tests {
     #[test]
     fn marked_reads_the_bits_of_branches_with_marks_only() {
         let trial = Totals::new(2, SuccessCount::new(1, Fraction::new(1, 2)), 0, 9, false);
-        let mut records = super::Records::new(&trial, 0);
+        let mut records = records_of(&trial);
         for e in 0..200 {
             records.mark(e, (e % 3 == 0).then_some(&[0, 1][..]));
         }
