@@ -527,13 +527,28 @@ impl<'t> Tree<'t> {
         lanes: &mut Lanes,
         quota: [u64; LANES],
     ) {
+        self.play_lanes_with(stream::ready(), player, lanes, quota);
+    }
+
+    /// [`play_lanes`](Self::play_lanes) on the kernel `ready`: with AVX-512 when it has it and
+    /// the tree has its guides, lane by lane otherwise; then the guides, once the tree has
+    /// settled.
+    fn play_lanes_with<T: Trial>(
+        &mut self,
+        ready: Ready,
+        player: &mut Player<'t, T>,
+        lanes: &mut Lanes,
+        quota: [u64; LANES],
+    ) {
         self.share_alike();
-        let played = self.played;
         #[cfg(target_arch = "x86_64")]
-        if let (Ready::Avx512(cpu), true) = (stream::ready(), self.guided_most > 0) {
+        if let (Ready::Avx512(cpu), true) = (ready, self.guided_most > 0) {
             self.play_lanes_avx512(cpu, player, lanes, quota);
             return;
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = ready;
+        let played = self.played;
         self.play_lanes_scalar(player, lanes, quota);
         self.guide_once_settled(played, quota);
     }
@@ -562,9 +577,7 @@ impl<'t> Tree<'t> {
         if guided == 0 {
             return;
         }
-        // Room for every guide the graph may have, taken once ([`Tree::branch`]).
-        self.guides
-            .reserve_exact(self.bounds.branches.min(MAX_GUIDED) * GUIDE_LEN + 1);
+        self.reserve_guides();
         self.guides.resize(guided * GUIDE_LEN + 1, GUIDE_SLOW);
         for b in 0..guided {
             let Branch { draw, first, .. } = self.branches[b];
@@ -1035,6 +1048,14 @@ impl<'t> Tree<'t> {
         g & Entry::from(GUIDE_LEAF) != 0 || (g as usize) < self.guided()
     }
 
+    /// Room for every guide the graph may have, taken once: grown by doubling, the guides
+    /// (megabytes in a large graph) were copied over and over, a twentieth of
+    /// configs/run-duel.toml's run at 1e6 trials (perf). Pages not written stay free.
+    fn reserve_guides(&mut self) {
+        let guided = self.bounds.branches.min(self.guided_most);
+        self.guides.reserve_exact(guided * GUIDE_LEN + 1);
+    }
+
     /// How many branches have a guide: the first ones made.
     fn guided(&self) -> usize {
         self.branches.len().min(self.guided_most)
@@ -1087,11 +1108,7 @@ impl<'t> Tree<'t> {
         self.children
             .resize(self.children.len() + draw.outcomes(), UNSEEN);
         if self.guides.is_empty() && self.guided_most > 0 {
-            // Room for every guide the graph may have, taken once: grown by doubling, the
-            // guides (megabytes in a large graph) were copied over and over, a twentieth of
-            // configs/run-duel.toml's run at 1e6 trials (perf). Pages not written stay free.
-            let guided = self.bounds.branches.min(self.guided_most);
-            self.guides.reserve_exact(guided * GUIDE_LEN + 1);
+            self.reserve_guides();
         }
         if self.branches.len() < self.guided_most {
             // The spare entry at the end becomes the new guide's first.
@@ -1777,20 +1794,15 @@ mod tests {
     ) {
         // As `play_lanes` does, but the vector walk has its guides from the start: it cannot
         // walk without them.
-        tree.share_alike();
         match walk {
             #[cfg(target_arch = "x86_64")]
             Walk::Avx512(cpu) => {
                 if tree.guided_most == 0 {
                     tree.build_guides();
                 }
-                tree.play_lanes_avx512(cpu, player, lanes, quota)
+                tree.play_lanes_with(Ready::Avx512(cpu), player, lanes, quota)
             }
-            Walk::Scalar => {
-                let played = tree.played;
-                tree.play_lanes_scalar(player, lanes, quota);
-                tree.guide_once_settled(played, quota);
-            }
+            Walk::Scalar => tree.play_lanes_with(Ready::Portable, player, lanes, quota),
         }
     }
 

@@ -306,7 +306,7 @@ mod tests {
     use crate::engine::arms::tests::steps;
     use crate::engine::stream::trial_stream;
     use crate::engine::tree::{Player, Walked};
-    use crate::engine::{Pairing, Trial};
+    use crate::engine::Pairing;
     use rand::Rng;
 
     #[test]
@@ -318,9 +318,7 @@ mod tests {
         for case in 0..40 {
             let trial = steps(case, true, 1 + case as usize % 7, Pairing::AgainstFirst);
             let mut player = Player::new(&trial);
-            let mut trees: Vec<Tree<'_>> = (0..trial.arms())
-                .map(|arm| Tree::new(&trial, arm, true))
-                .collect();
+            let mut trees: Vec<Tree<'_>> = Tree::every_arm(&trial, true);
             let mut rng = trial_stream(case);
             let grown = [0, 1, 30, 3000][case as usize % 4];
             for _ in 0..grown {
